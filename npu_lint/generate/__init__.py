@@ -1,0 +1,1 @@
+"""Generators that turn public wheels into the committed rule data in rules/."""

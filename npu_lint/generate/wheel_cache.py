@@ -1,0 +1,61 @@
+"""Fetch wheels once per machine into a cache folder outside the repository, checked by sha256."""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+CACHE_ENV = "NPU_LINT_CACHE"
+
+
+def cache_dir() -> Path:
+    """`$NPU_LINT_CACHE` if set, else `~/.cache/npu-lint/wheels`."""
+    configured = os.environ.get(CACHE_ENV)
+    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "npu-lint" / "wheels"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class WheelFetchError(Exception):
+    pass
+
+
+def fetch_wheel(requirement: str, wheel_name: str, expected_sha256: Optional[str],
+                pip_platform_args: Sequence[str], folder: Optional[Path] = None) -> Path:
+    """Path of `wheel_name` in the cache, downloading `requirement` with pip when absent.
+
+    A cached file whose sha256 differs from the recorded one is removed and fetched again;
+    a fresh download that still differs is an error (the index serves another file).
+    """
+    folder = folder or cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / wheel_name
+    if path.exists() and _matches(path, expected_sha256):
+        return path
+    if path.exists():
+        path.unlink()
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+               *pip_platform_args, "--dest", str(folder), requirement]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise WheelFetchError(f"pip download {requirement} failed:\n{result.stderr.strip()[-2000:]}")
+    if not path.exists():
+        raise WheelFetchError(f"pip download {requirement} did not produce {wheel_name}:\n"
+                              f"{result.stdout.strip()[-2000:]}")
+    if not _matches(path, expected_sha256):
+        raise WheelFetchError(f"{wheel_name}: sha256 {sha256_of(path)} differs from the recorded "
+                              f"{expected_sha256}")
+    return path
+
+
+def _matches(path: Path, expected_sha256: Optional[str]) -> bool:
+    return expected_sha256 is None or sha256_of(path) == expected_sha256
