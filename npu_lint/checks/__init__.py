@@ -1,0 +1,44 @@
+"""Matchers for the rule kinds, and the named checks that need logic."""
+from __future__ import annotations
+
+from ..rule import Rule
+from ..settings import Settings
+from .base import Check
+from .cuda_object_method import CudaObjectMethod
+from .imports import ImportCheck
+from .method import MethodCheck
+from .missing_torch_npu_import import MissingTorchNpuImport
+from .string import StringCheck
+from .symbol import SymbolCheck
+from .torch_cuda_api import TorchCudaApi, TorchCudaApiWithoutEquivalent
+
+KIND_CHECKS: dict[str, type[Check]] = {
+    "symbol": SymbolCheck,
+    "method": MethodCheck,
+    "string": StringCheck,
+    "import": ImportCheck,
+}
+
+# kind: check -- a rule names one of these in `match.check`.
+NAMED_CHECKS: dict[str, type[Check]] = {
+    "torch_cuda_api": TorchCudaApi,
+    "torch_cuda_api_without_npu_equivalent": TorchCudaApiWithoutEquivalent,
+    "missing_torch_npu_import": MissingTorchNpuImport,
+    "cuda_object_method": CudaObjectMethod,
+}
+
+
+def make_check(rule: Rule, settings: Settings) -> Check:
+    if rule.kind == "check":
+        try:
+            cls = NAMED_CHECKS[rule.match["check"]]
+        except KeyError:
+            from ..rules_loader import RuleDataError
+
+            raise RuleDataError(
+                rule.source_file, rule.code, "match.check",
+                f"no check named '{rule.match['check']}' (known: {', '.join(sorted(NAMED_CHECKS))})",
+            ) from None
+    else:
+        cls = KIND_CHECKS[rule.kind]
+    return cls(rule, settings)

@@ -1,0 +1,30 @@
+"""The interface every check implements; the engine walks the tree once."""
+from __future__ import annotations
+
+from typing import ClassVar
+
+from astroid import nodes
+
+from ..context import ModuleContext
+from ..rule import Rule
+from ..settings import Settings
+
+
+class Check:
+    """One rule's matcher. Subclasses set node_types and implement visit."""
+
+    node_types: ClassVar[tuple[type[nodes.NodeNG], ...]] = ()
+
+    def __init__(self, rule: Rule, settings: Settings):
+        self.rule = rule
+        self.settings = settings
+
+    def triggers(self) -> frozenset[str]:
+        """Words one of which must be in a file for this check to fire."""
+        raise NotImplementedError
+
+    def visit(self, node: nodes.NodeNG, ctx: ModuleContext) -> None:
+        raise NotImplementedError
+
+    def leave_module(self, ctx: ModuleContext) -> None:
+        """Called after the walk, for checks that judge the whole module."""

@@ -1,0 +1,51 @@
+"""kind: method -- `.cuda()` / `.is_cuda` on Tensors, Modules and unknown receivers."""
+from __future__ import annotations
+
+from astroid import nodes
+
+from .. import edits
+from ..context import ModuleContext
+from ..findings import Applicability, Confidence
+from ..names import qualified_name
+from ..receivers import ReceiverKind, receiver_kind
+from .base import Check
+
+_CONFIDENCE = {
+    ReceiverKind.TENSOR: Confidence.INFERENCE,
+    ReceiverKind.MODULE: Confidence.INFERENCE,
+    ReceiverKind.UNKNOWN: Confidence.INFERENCE_FAILURE,
+}
+
+
+class MethodCheck(Check):
+    node_types = (nodes.Attribute,)
+
+    def __init__(self, rule, settings):
+        super().__init__(rule, settings)
+        self.methods = frozenset(rule.match["methods"])
+        self.call = rule.match.get("call", True)
+        self.receivers = frozenset(ReceiverKind(kind) for kind in rule.match["receivers"])
+        self.replacement = rule.match.get("replacement")
+
+    def triggers(self) -> frozenset[str]:
+        return self.methods
+
+    def visit(self, node: nodes.Attribute, ctx: ModuleContext) -> None:
+        if node.attrname not in self.methods:
+            return
+        called = isinstance(node.parent, nodes.Call) and node.parent.func is node
+        if called != self.call:
+            return
+        if qualified_name(node.expr) is not None:
+            return  # `torch.cuda` and other module attributes belong to symbol rules
+        kind = receiver_kind(node.expr)
+        if kind not in self.receivers:
+            return
+        edit = edits.attribute_name_edit(ctx, node, self.replacement) if self.replacement else None
+        ctx.report(
+            self.rule, node.parent if called else node,
+            confidence=_CONFIDENCE[kind],
+            edits=(edit,) if edit else (),
+            applicability=None if kind is not ReceiverKind.UNKNOWN else Applicability.UNSAFE,
+            method=node.attrname, replacement=self.replacement or "", receiver=kind.value,
+        )

@@ -1,0 +1,48 @@
+"""check: missing_torch_npu_import -- NPU device code in a module that never imports torch_npu.
+
+`torch.npu`, `.npu()` and the "npu" device exist only once torch_npu has been
+imported, so a module that uses a device (CUDA today, NPU after the fix) is
+told to import it, once, at its last top-level torch import.
+"""
+from __future__ import annotations
+
+import re
+
+from astroid import nodes
+
+from ..context import ModuleContext
+from ..rules_loader import shipped_rules
+from ..torch_npu_import import imports_torch_npu, insertion_edit, last_torch_import
+from .base import Check
+
+_NPU_DEVICE = re.compile(r"^npu(:\d+)?$")
+
+
+class MissingTorchNpuImport(Check):
+    node_types = (nodes.Attribute, nodes.Const)
+
+    def __init__(self, rule, settings):
+        super().__init__(rule, settings)
+        self.device_rules = frozenset(r.code for r in shipped_rules() if r.device_use)
+
+    def triggers(self) -> frozenset[str]:
+        return frozenset({"cuda", "npu"})
+
+    def visit(self, node, ctx: ModuleContext) -> None:
+        if isinstance(node, nodes.Attribute):
+            if node.attrname == "npu":
+                ctx.scratch[self] = True
+        elif isinstance(node.value, str) and _NPU_DEVICE.match(node.value):
+            ctx.scratch[self] = True
+
+    def leave_module(self, ctx: ModuleContext) -> None:
+        uses_npu = ctx.scratch.get(self, False)
+        uses_device = uses_npu or any(f.code in self.device_rules for f in ctx.findings)
+        if not uses_device or imports_torch_npu(ctx.module):
+            return
+        stmt = last_torch_import(ctx.module)
+        if stmt is None:
+            return
+        line = ctx.index.line(stmt.end_lineno or stmt.lineno)
+        newline = "\r\n" if line.endswith("\r\n") else "\n"
+        ctx.report(self.rule, stmt, edits=(insertion_edit(stmt, line, newline),))

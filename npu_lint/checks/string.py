@@ -1,0 +1,91 @@
+"""kind: string -- device and backend strings such as "cuda:0" and "nccl".
+
+`argument: device` matches strings in device positions (safe to rewrite);
+`outside_argument: device` matches the same strings anywhere else but prose
+(an argparse default, a comparison), where a rewrite may change meaning.
+"""
+from __future__ import annotations
+
+import re
+
+from astroid import nodes
+
+from .. import edits
+from ..arguments import argument_role, is_docstring
+from ..context import ModuleContext
+from .base import Check
+
+
+def string_template(node: nodes.NodeNG) -> str | None:
+    """The value of a str literal; f-strings with `{}` for each placeholder."""
+    if isinstance(node, nodes.Const):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, nodes.JoinedStr):
+        parts = []
+        for value in node.values:
+            if isinstance(value, nodes.Const) and isinstance(value.value, str):
+                parts.append(value.value)
+            else:
+                parts.append("{}")
+        return "".join(parts)
+    return None
+
+
+def value_expression(node: nodes.NodeNG) -> nodes.NodeNG:
+    """The expression whose role counts: `"cuda:{}".format(r)` is one value."""
+    while True:
+        parent = node.parent
+        if isinstance(parent, nodes.Attribute) and parent.attrname == "format" and isinstance(
+            parent.parent, nodes.Call
+        ) and parent.parent.func is parent:
+            node = parent.parent
+        elif isinstance(parent, nodes.BinOp) and parent.op == "%" and parent.left is node:
+            node = parent
+        elif isinstance(parent, nodes.IfExp) and node is not parent.test:
+            node = parent
+        else:
+            return node
+
+
+class StringCheck(Check):
+    node_types = (nodes.Const, nodes.JoinedStr)
+
+    def __init__(self, rule, settings):
+        super().__init__(rule, settings)
+        self.pattern = re.compile(rule.match["pattern"])
+        self.inside = rule.match.get("argument")
+        self.outside = rule.match.get("outside_argument")
+        self.replace = dict(rule.match.get("replace", {}))
+
+    def triggers(self) -> frozenset[str]:
+        return frozenset(self.replace) or frozenset({self.rule.match["pattern"]})
+
+    def visit(self, node, ctx: ModuleContext) -> None:
+        if isinstance(node.parent, nodes.JoinedStr):
+            return  # a part of an f-string: the f-string is matched as a whole
+        value = string_template(node)
+        if value is None or not self.pattern.match(value):
+            return
+        if is_docstring(node):
+            return
+        role = argument_role(value_expression(node))
+        if role == "prose":
+            return
+        if self.inside is not None and role != self.inside:
+            return
+        if self.outside is not None and role == self.outside:
+            return
+        edit = None
+        for old, new in self.replace.items():
+            edit = edits.string_prefix_edit(ctx, node, old, new)
+            if edit:
+                break
+        ctx.report(self.rule, node, edits=(edit,) if edit else (), value=value,
+                   replacement=_replaced(value, self.replace))
+
+
+def _replaced(value: str, replace: dict[str, str]) -> str:
+    for old, new in replace.items():
+        if value.startswith(old):
+            return new + value[len(old):]
+    return value

@@ -1,0 +1,129 @@
+"""check: torch_cuda_api -- every use of a `torch.cuda` name.
+
+Two rules share the matching: NPU101 reports names torch_npu offers under
+`torch.npu` (with a fix), NPU102 the names it lacks in the target release.
+"""
+from __future__ import annotations
+
+from astroid import nodes
+
+from .. import edits, release_data
+from ..context import ModuleContext
+from ..cuda_surface import first_release_with_equivalent, is_cuda_name, npu_equivalent
+from ..findings import Edit
+from ..names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top
+from .base import Check
+
+
+class _CudaUse:
+    """One place that names torch.cuda: where, which name, which edit fixes it."""
+
+    def __init__(self, node, qname: str, edit: Edit | None, start=None, end=None):
+        self.node, self.qname, self.edit, self.start, self.end = node, qname, edit, start, end
+
+
+class TorchCudaApi(Check):
+    node_types = (*ATTRIBUTE_NODES, nodes.Name, nodes.Import, nodes.ImportFrom)
+    with_equivalent = True
+
+    def triggers(self) -> frozenset[str]:
+        return frozenset({"cuda"})
+
+    @property
+    def release(self) -> str:
+        return self.settings.target_torch_npu or release_data.default_release()
+
+    def visit(self, node, ctx: ModuleContext) -> None:
+        if isinstance(node, nodes.ImportFrom):
+            uses = _from_import_uses(node, ctx, self.release)
+        elif isinstance(node, nodes.Import):
+            uses = _import_uses(node, ctx, self.release)
+        else:
+            use = _expression_use(node, ctx, self.release)
+            uses = [use] if use else []
+        for use in uses:
+            replacement = npu_equivalent(use.qname, self.release)
+            if (replacement is not None) != self.with_equivalent:
+                continue
+            added = "" if replacement else first_release_with_equivalent(use.qname)
+            ctx.report(
+                self.rule, use.node, start=use.start, end=use.end,
+                edits=(use.edit,) if use.edit and replacement else (),
+                qname=use.qname, replacement=replacement or "", release=self.release,
+                added=f" (torch_npu {added} has it)" if added else "",
+            )
+
+
+class TorchCudaApiWithoutEquivalent(TorchCudaApi):
+    with_equivalent = False
+
+
+def _expression_use(node, ctx: ModuleContext, release: str) -> _CudaUse | None:
+    if not is_chain_top(node):
+        return None
+    parts = chain_parts(node)
+    if not parts or not is_cuda_name(parts[0][1]):
+        return None
+    qname = parts[0][1]
+    # The edit: the `cuda` attribute in the chain, else the import that bound the root.
+    for part, part_qname in parts:
+        if part_qname == "torch.cuda" and isinstance(part, ATTRIBUTE_NODES):
+            return _CudaUse(node, qname, edits.attribute_name_edit(ctx, part, "npu"))
+    root = parts[-1][0]
+    return _CudaUse(node, qname, _binding_edit(root, ctx, release))
+
+
+def _binding_edit(root: nodes.Name, ctx: ModuleContext, release: str) -> Edit | None:
+    try:
+        _scope, assignments = root.lookup(root.name)
+    except Exception:
+        return None
+    if len(assignments) != 1:
+        return None
+    stmt = assignments[0]
+    if isinstance(stmt, nodes.ImportFrom):
+        return _from_import_edit(stmt, ctx, release)
+    if isinstance(stmt, nodes.Import):
+        bound = imported_name(stmt, root.name)
+        if bound and is_cuda_name(bound) and bound != "torch":
+            return edits.module_path_edit(ctx, stmt, bound, 1, "npu")
+    return None
+
+
+def _from_import_edit(stmt: nodes.ImportFrom, ctx: ModuleContext, release: str) -> Edit | None:
+    """One edit that moves a whole from-import to torch.npu, if every name has one."""
+    qnames = [f"{stmt.modname}.{name}" for name, _ in stmt.names]
+    cuda_names = [q for q in qnames if is_cuda_name(q)]
+    if any(npu_equivalent(q, release) is None for q in cuda_names):
+        return None
+    if is_cuda_name(stmt.modname):
+        return edits.module_path_edit(ctx, stmt, stmt.modname, 1, "npu")
+    if stmt.modname == "torch":  # from torch import cuda [as alias]
+        for name, alias in stmt.names:
+            if name == "cuda":
+                where = edits.imported_name_position(ctx, stmt, "cuda")
+                if where:
+                    return Edit(where[0], where[1], "npu" if alias else "npu as cuda")
+    return None
+
+
+def _from_import_uses(stmt: nodes.ImportFrom, ctx: ModuleContext, release: str) -> list[_CudaUse]:
+    if stmt.level or not (stmt.modname == "torch" or is_cuda_name(stmt.modname)):
+        return []
+    edit = _from_import_edit(stmt, ctx, release)
+    uses = []
+    for name, _alias in stmt.names:
+        qname = f"{stmt.modname}.{name}"
+        if not is_cuda_name(qname):
+            continue
+        where = edits.imported_name_position(ctx, stmt, name) or (None, None)
+        uses.append(_CudaUse(stmt, qname, edit, *where))
+    return uses
+
+
+def _import_uses(stmt: nodes.Import, ctx: ModuleContext, release: str) -> list[_CudaUse]:
+    return [
+        _CudaUse(stmt, name, edits.module_path_edit(ctx, stmt, name, 1, "npu"))
+        for name, _alias in stmt.names
+        if is_cuda_name(name)
+    ]

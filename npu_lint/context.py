@@ -1,0 +1,68 @@
+"""Per-module state the checks share: positions, reporting, cached lookups."""
+from __future__ import annotations
+
+from astroid import nodes
+
+from .findings import Applicability, Confidence, Edit, Finding, Fix, Position
+from .rule import Rule
+from .settings import Settings
+from .source import LineIndex
+
+_RANK = {Applicability.SAFE: 0, Applicability.UNSAFE: 1, Applicability.DISPLAY_ONLY: 2}
+
+
+class ModuleContext:
+    def __init__(self, module: nodes.Module, text: str, settings: Settings):
+        self.module = module
+        self.text = text
+        self.index = LineIndex(text)
+        self.settings = settings
+        self.findings: list[Finding] = []
+        self.scratch: dict = {}  # per-module state of checks, keyed by check
+
+    # -- positions -------------------------------------------------------
+    def start(self, node: nodes.NodeNG) -> Position:
+        return Position(node.lineno, self.index.char_column(node.lineno, node.col_offset))
+
+    def end(self, node: nodes.NodeNG) -> Position:
+        line = node.end_lineno or node.lineno
+        column = node.end_col_offset if node.end_col_offset is not None else node.col_offset
+        return Position(line, self.index.char_column(line, column))
+
+    def node_text(self, node: nodes.NodeNG) -> str:
+        start, end = self.start(node), self.end(node)
+        return self.index.segment((start.line, start.column), (end.line, end.column))
+
+    # -- reporting -------------------------------------------------------
+    def report(
+        self,
+        rule: Rule,
+        node: nodes.NodeNG,
+        confidence: Confidence = Confidence.HIGH,
+        edits: tuple[Edit, ...] = (),
+        start: Position | None = None,
+        end: Position | None = None,
+        applicability: Applicability | None = None,
+        **fields: str,
+    ) -> None:
+        """Record a finding; `applicability` may only lower the rule's own."""
+        fix = None
+        if rule.fix is not None:
+            level = rule.fix.applicability
+            if not edits:
+                level = Applicability.DISPLAY_ONLY
+            elif applicability is not None and _RANK[applicability] > _RANK[level]:
+                level = applicability
+            fix = Fix(level, rule.format_fix_message(**fields), tuple(edits))
+        self.findings.append(
+            Finding(
+                code=rule.code,
+                name=rule.name,
+                message=rule.format_message(**fields),
+                start=start or self.start(node),
+                end=end or self.end(node),
+                severity=rule.severity,
+                confidence=confidence,
+                fix=fix,
+            )
+        )

@@ -1,0 +1,70 @@
+"""The values every front end shows: a Finding, and the Fix it may carry.
+
+Positions are 1-based lines and 0-based character columns (not UTF-8 byte
+offsets as in Python's ast), so that they can be used to edit text directly.
+Front ends convert them to their own convention.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class Confidence(str, enum.Enum):
+    """How the engine knows: the same three levels pylint uses."""
+
+    HIGH = "HIGH"  # resolved through import statements
+    INFERENCE = "INFERENCE"  # astroid inferred the receiver
+    INFERENCE_FAILURE = "INFERENCE_FAILURE"  # receiver unknown, reported anyway
+
+
+class Applicability(str, enum.Enum):
+    """Ruff's vocabulary: which fixes `npu-lint fix` may apply."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+    DISPLAY_ONLY = "display-only"
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Position:
+    line: int  # 1-based
+    column: int  # 0-based, in characters
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Edit:
+    """Replace the text between start and end with content."""
+
+    start: Position
+    end: Position
+    content: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Fix:
+    applicability: Applicability
+    message: str
+    edits: tuple[Edit, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    code: str
+    name: str
+    message: str
+    start: Position
+    end: Position
+    severity: Severity
+    confidence: Confidence
+    fix: Fix | None = None
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.start, self.end, self.code, self.message)

@@ -1,0 +1,90 @@
+"""Qualified names from import statements alone (no inference).
+
+`import torch as t; t.cuda.synchronize` -> "torch.cuda.synchronize". This is
+the fast first step (what TorchFix does with LibCST): cheap, exact for names
+bound by imports, silent for everything else.
+"""
+from __future__ import annotations
+
+from astroid import nodes
+
+
+def imported_name(statement: nodes.Import | nodes.ImportFrom, local: str) -> str | None:
+    """The dotted name that `local` is bound to by an import statement."""
+    if isinstance(statement, nodes.Import):
+        for name, alias in statement.names:
+            if alias == local:
+                return name
+            if alias is None and name.split(".", 1)[0] == local:
+                return local  # `import torch.cuda` binds `torch`
+        return None
+    if statement.level:  # relative imports are the user's own modules
+        return None
+    for name, alias in statement.names:
+        if (alias or name) == local and name != "*":
+            return f"{statement.modname}.{name}"
+    return None
+
+
+def qualified_name(node: nodes.NodeNG) -> str | None:
+    """The dotted name of a Name or Attribute chain rooted in an import."""
+    if isinstance(node, nodes.Attribute):
+        base = qualified_name(node.expr)
+        return f"{base}.{node.attrname}" if base else None
+    if isinstance(node, nodes.Name):
+        return _name_binding(node)
+    return None
+
+
+def _name_binding(node: nodes.Name) -> str | None:
+    try:
+        _scope, assignments = node.lookup(node.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return None
+    bound = None
+    for assignment in assignments:
+        if not isinstance(assignment, (nodes.Import, nodes.ImportFrom)):
+            return None  # rebound by something else: leave it to inference
+        name = imported_name(assignment, node.name)
+        if name is None or (bound is not None and name != bound):
+            return None
+        bound = name
+    return bound
+
+
+def outermost_attribute(node: nodes.NodeNG) -> nodes.NodeNG:
+    """Climb `a.b.c` from any part to the whole chain."""
+    while isinstance(node.parent, nodes.Attribute) and node.parent.expr is node:
+        node = node.parent
+    return node
+
+
+ATTRIBUTE_NODES = (nodes.Attribute, nodes.AssignAttr, nodes.DelAttr)
+
+
+def is_chain_top(node: nodes.NodeNG) -> bool:
+    """True for the whole `a.b.c` (also as an assignment target), not for `a` or `a.b`."""
+    return not (isinstance(node.parent, ATTRIBUTE_NODES) and node.parent.expr is node)
+
+
+def chain_parts(top: nodes.NodeNG) -> list[tuple[nodes.NodeNG, str]]:
+    """(node, qualified name) for `a.b.c`, `a.b`, `a`, resolving the root once.
+
+    Empty when the root is not bound by an import.
+    """
+    parts = []
+    node = top
+    while isinstance(node, ATTRIBUTE_NODES):
+        parts.append(node)
+        node = node.expr
+    if not isinstance(node, nodes.Name):
+        return []
+    qname = _name_binding(node)
+    if qname is None:
+        return []
+    result = [(node, qname)]
+    for attribute in reversed(parts):
+        qname = f"{qname}.{attribute.attrname}"
+        result.append((attribute, qname))
+    result.reverse()
+    return result

@@ -1,0 +1,72 @@
+"""What a method is called on: a Tensor, an nn.Module, a CUDA object, or unknown.
+
+Inference runs only here, and only for nodes a rule already matched by name,
+because inferring every call is what makes linters slow (DESIGN.md section 3).
+"""
+from __future__ import annotations
+
+import enum
+
+import astroid
+from astroid import nodes, util
+
+TENSOR_CLASS = "torch.Tensor"
+MODULE_CLASS = "torch.nn.Module"
+CUDA_PREFIX = "torch.cuda."
+MAX_INFERRED = 8  # a receiver with more candidates than this is "unknown"
+
+
+class ReceiverKind(str, enum.Enum):
+    TENSOR = "tensor"
+    MODULE = "module"
+    CUDA_OBJECT = "cuda-object"
+    OTHER = "other"  # inferred to something that is not torch's
+    UNKNOWN = "unknown"
+
+
+def _class_kind(cls: nodes.ClassDef) -> ReceiverKind:
+    try:
+        lineage = [cls.qname()] + [base.qname() for base in cls.ancestors()]
+    except Exception:
+        return ReceiverKind.UNKNOWN
+    if TENSOR_CLASS in lineage:
+        return ReceiverKind.TENSOR
+    if MODULE_CLASS in lineage:
+        return ReceiverKind.MODULE
+    if any(name.startswith(CUDA_PREFIX) for name in lineage):
+        return ReceiverKind.CUDA_OBJECT
+    return ReceiverKind.OTHER
+
+
+def _value_kind(value) -> ReceiverKind:
+    if value is util.Uninferable:
+        return ReceiverKind.UNKNOWN
+    if isinstance(value, astroid.bases.Instance) and not isinstance(value, nodes.Const):
+        proxied = getattr(value, "_proxied", None)
+        if isinstance(proxied, nodes.ClassDef):
+            return _class_kind(proxied)
+    return ReceiverKind.OTHER
+
+
+# Kinds in order of precedence when a receiver has several candidates.
+_PRECEDENCE = (ReceiverKind.TENSOR, ReceiverKind.MODULE, ReceiverKind.CUDA_OBJECT)
+
+
+def receiver_kind(node: nodes.NodeNG) -> ReceiverKind:
+    """Classify the value of an expression; never raises."""
+    kinds = set()
+    try:
+        for count, value in enumerate(node.infer()):
+            if count >= MAX_INFERRED:
+                return ReceiverKind.UNKNOWN
+            kinds.add(_value_kind(value))
+    except Exception:
+        # Inference can fail in many ways on half-written code; an
+        # unknown receiver is still reported, at lower confidence.
+        kinds.add(ReceiverKind.UNKNOWN)
+    for kind in _PRECEDENCE:
+        if kind in kinds:
+            return kind
+    if ReceiverKind.OTHER in kinds:
+        return ReceiverKind.OTHER  # the user's own class: stay quiet
+    return ReceiverKind.UNKNOWN

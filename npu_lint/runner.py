@@ -1,0 +1,49 @@
+"""Lint one file from disk: read, decode, check, apply `# noqa`. Shared by the CLI and fix."""
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from .engine import CheckResult, Engine, Problem
+from .findings import Finding
+from .source import DecodedSource, SourceError, decode_source
+from .suppression import Suppressions
+
+MAX_FILE_BYTES = 50 * 1024 * 1024
+
+
+@dataclasses.dataclass
+class FileResult:
+    path: str
+    findings: list[Finding]
+    problems: list[Problem]
+    source: DecodedSource | None = None
+
+
+def lint_text(engine: Engine, text: str, path: str) -> tuple[list[Finding], list[Problem]]:
+    result: CheckResult = engine.check_text(text, path)
+    findings = result.findings
+    if findings:
+        findings = Suppressions(text).filter(findings)
+    return findings, result.problems
+
+
+def lint_bytes(engine: Engine, data: bytes, path: str) -> FileResult:
+    try:
+        source = decode_source(data)
+    except SourceError as exc:
+        return FileResult(path, [], [Problem("unreadable", str(exc))])
+    findings, problems = lint_text(engine, source.text, path)
+    return FileResult(path, findings, problems, source)
+
+
+def lint_path(engine: Engine, path: str) -> FileResult:
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_FILE_BYTES:
+            return FileResult(path, [], [Problem("unreadable", f"file is larger than {MAX_FILE_BYTES // 2**20} MB; skipped")])
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        return FileResult(path, [], [Problem("unreadable", f"cannot read: {exc.strerror or exc}")])
+    return lint_bytes(engine, data, path)
