@@ -1,0 +1,115 @@
+"""`npu-lint`: check, rules, explain. A thin front end over the engine."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import __version__
+from .discovery import python_files
+from .engine import Engine
+from .formats import FORMATS
+from .rules_loader import RuleDataError, shipped_rules
+from .runner import lint_path
+from .settings import Settings, split_codes
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    target = None
+    if getattr(args, "target_torch_npu", None):
+        from .release_data import normalize_release
+
+        target = normalize_release(args.target_torch_npu)
+    return Settings(select=split_codes(args.select), ignore=split_codes(args.ignore), target_torch_npu=target)
+
+
+def _add_selection(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--select", help="comma-separated rule codes or prefixes to enable (e.g. NPU1,NPU201)")
+    parser.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
+    parser.add_argument("--target-torch-npu", metavar="VERSION", help="torch_npu release to check against (default: newest)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="npu-lint", description="Find CUDA-only PyTorch code and migrate it to Ascend NPUs.")
+    parser.add_argument("--version", action="version", version=f"npu-lint {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    check = commands.add_parser("check", help="report findings")
+    check.add_argument("paths", nargs="+", help="files or folders")
+    check.add_argument("--format", choices=sorted(FORMATS), default="text")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    _add_selection(check)
+
+    fix = commands.add_parser("fix", help="apply fixes (safe ones unless --unsafe-fixes)")
+    fix.add_argument("paths", nargs="+", help="files or folders; `-` reads stdin and writes stdout")
+    fix.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes marked unsafe")
+    fix.add_argument("--diff", action="store_true", help="write nothing; print a unified diff (exit 1 if there is one)")
+    fix.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    _add_selection(fix)
+
+    commands.add_parser("rules", help="list the rules")
+    explain = commands.add_parser("explain", help="print the documentation of one rule")
+    explain.add_argument("code", help="a rule code (NPU101) or name (torch-cuda-api)")
+    return parser
+
+
+def run_check(args: argparse.Namespace) -> int:
+    engine = Engine(_settings(args))
+    results = [lint_path(engine, path) for path in python_files(args.paths)]
+    output = FORMATS[args.format](results)
+    sys.stdout.write(output)
+    if args.format != "text":
+        for result in results:
+            for problem in result.problems:
+                print(f"{result.path}:{problem.line}:{problem.column + 1}: {problem.kind}: {problem.message}", file=sys.stderr)
+    if any(p.kind == "internal-error" for r in results for p in r.problems):
+        return EXIT_ERROR
+    if args.exit_zero:
+        return EXIT_CLEAN
+    return EXIT_FINDINGS if any(r.findings or r.problems for r in results) else EXIT_CLEAN
+
+
+def run_rules(_args: argparse.Namespace) -> int:
+    for rule in shipped_rules():
+        default = "" if rule.default_enabled else "  (off by default)"
+        fix = rule.fix.applicability.value if rule.fix else "no fix"
+        print(f"{rule.code}  {rule.name:<40} {rule.severity.value:<8} {fix}{default}")
+    return EXIT_CLEAN
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    from .docs import rule_page
+
+    wanted = args.code.strip()
+    for rule in shipped_rules():
+        if wanted.upper() == rule.code or wanted == rule.name:
+            sys.stdout.write(rule_page(rule))
+            return EXIT_CLEAN
+    print(f"npu-lint: no rule '{wanted}'; `npu-lint rules` lists them", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def run_fix(args: argparse.Namespace) -> int:
+    from .fix_command import run_fix as fix_paths
+
+    return fix_paths(args, _settings(args))
+
+
+COMMANDS = {"check": run_check, "fix": run_fix, "rules": run_rules, "explain": run_explain}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except (RuleDataError, ValueError) as exc:
+        print(f"npu-lint: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,62 @@
+"""flake8 front end: `flake8 --select NPU`. Translates findings to flake8's tuples.
+
+flake8 runs every installed plugin on every file whatever --select says, so
+files without a trigger word return before anything is built.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from . import __version__
+from .engine import Engine
+from .settings import Settings
+
+INTERNAL_ERROR = "NPU000"
+
+
+class NpuLintFlake8:
+    name = "npu-lint"
+    version = __version__
+    _settings = Settings()
+    _engine: Engine | None = None
+
+    def __init__(self, tree, lines: list[str], filename: str):
+        self.lines = lines
+        self.filename = filename
+
+    @classmethod
+    def add_options(cls, option_manager) -> None:
+        option_manager.add_option(
+            "--target-torch-npu", parse_from_config=True, default=None, metavar="VERSION",
+            help="npu-lint: torch_npu release to check against (default: newest)",
+        )
+
+    @classmethod
+    def parse_options(cls, options) -> None:
+        target = getattr(options, "target_torch_npu", None)
+        if target:
+            from .release_data import normalize_release
+
+            target = normalize_release(target)
+        settings = Settings(target_torch_npu=target)
+        if settings != cls._settings:
+            cls._settings, cls._engine = settings, None
+
+    @classmethod
+    def engine(cls) -> Engine:
+        if cls._engine is None:
+            cls._engine = Engine(cls._settings)  # once per process (and per flake8 worker)
+        return cls._engine
+
+    def run(self) -> Iterator[tuple[int, int, str, type]]:
+        text = "".join(self.lines)
+        engine = self.engine()
+        if not engine.could_fire(text):
+            return
+        result = engine.check_text(text, self.filename)
+        for finding in result.findings:
+            # flake8 wants 0-based columns and adds 1 itself.
+            yield finding.start.line, finding.start.column, f"{finding.code} {finding.message}", type(self)
+        for problem in result.problems:
+            if problem.kind == "internal-error":
+                yield problem.line, problem.column, f"{INTERNAL_ERROR} npu-lint internal error: {problem.message}", type(self)

@@ -1,0 +1,62 @@
+"""Report formats of `npu-lint check`. Each takes file results and returns text."""
+from __future__ import annotations
+
+import json
+from typing import Callable, Iterable
+
+from .findings import Finding, Position
+from .runner import FileResult
+
+
+def _location(position: Position) -> dict:
+    return {"row": position.line, "column": position.column + 1}
+
+
+def finding_json(path: str, finding: Finding) -> dict:
+    """One finding in the shape of Ruff's JSON output (1-based rows and columns)."""
+    fix = None
+    if finding.fix is not None:
+        fix = {
+            "applicability": finding.fix.applicability.value,
+            "message": finding.fix.message,
+            "edits": [
+                {"content": e.content, "location": _location(e.start), "end_location": _location(e.end)}
+                for e in finding.fix.edits
+            ],
+        }
+    from .rules_loader import rule_by_code
+
+    return {
+        "filename": path,
+        "code": finding.code,
+        "name": finding.name,
+        "message": finding.message,
+        "severity": finding.severity.value,
+        "confidence": finding.confidence.value,
+        "location": _location(finding.start),
+        "end_location": _location(finding.end),
+        "fix": fix,
+        "url": rule_by_code(finding.code).doc_path,
+        "noqa_row": finding.start.line,
+    }
+
+
+def format_text(results: Iterable[FileResult]) -> str:
+    lines = []
+    for result in results:
+        for problem in result.problems:
+            lines.append(f"{result.path}:{problem.line}:{problem.column + 1}: {problem.kind}: {problem.message}")
+        for f in result.findings:
+            lines.append(f"{result.path}:{f.start.line}:{f.start.column + 1}: {f.code} {f.message}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def format_json(results: Iterable[FileResult]) -> str:
+    items = [finding_json(r.path, f) for r in results for f in r.findings]
+    return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
+
+
+FORMATS: dict[str, Callable[[Iterable[FileResult]], str]] = {
+    "text": format_text,
+    "json": format_json,
+}

@@ -1,0 +1,115 @@
+"""pylint front end: `pylint --load-plugins npu_lint`.
+
+One checker per rule family (checker digits 51-59, as pylint reserves 51-99
+for plugins). The engine runs once per module; each checker emits the
+findings of its own family, so disabling one family never hides another.
+"""
+from __future__ import annotations
+
+import weakref
+from collections import defaultdict
+
+from astroid import nodes
+from pylint import interfaces
+from pylint.checkers import BaseChecker
+
+from . import torch_model
+from .engine import CheckResult, Engine
+from .findings import Confidence
+from .rules_loader import shipped_rules
+from .settings import Settings
+from .source import SourceError, decode_source
+
+_CONFIDENCE = {
+    Confidence.HIGH: interfaces.HIGH,
+    Confidence.INFERENCE: interfaces.INFERENCE,
+    Confidence.INFERENCE_FAILURE: interfaces.INFERENCE_FAILURE,
+}
+OPTIONS = (
+    (
+        "target-torch-npu",
+        {"type": "string", "default": "", "metavar": "<version>",
+         "help": "torch_npu release to check against (default: newest)"},
+    ),
+)
+
+# Results per module node, shared by the family checkers of one run.
+_results: "weakref.WeakKeyDictionary[nodes.Module, CheckResult]" = weakref.WeakKeyDictionary()
+_engines: dict[Settings, Engine] = {}
+
+
+def _engine_for(linter) -> Engine:
+    target = getattr(linter.config, "target_torch_npu", "") or None
+    if target:
+        from .release_data import normalize_release
+
+        target = normalize_release(target)
+    settings = Settings(target_torch_npu=target)
+    if settings not in _engines:
+        _engines[settings] = Engine(settings)
+    return _engines[settings]
+
+
+def _module_text(node: nodes.Module) -> str | None:
+    try:
+        with node.stream() as stream:
+            return decode_source(stream.read()).text
+    except (OSError, SourceError, AttributeError):
+        return None
+
+
+def results_for(linter, node: nodes.Module) -> CheckResult:
+    if node not in _results:
+        text = _module_text(node)
+        engine = _engine_for(linter)
+        if text is None or not engine.could_fire(text):
+            _results[node] = CheckResult([], [])
+        else:
+            _results[node] = engine.check_module(node, text)
+    return _results[node]
+
+
+class _FamilyChecker(BaseChecker):
+    """Base of the generated per-family checkers."""
+
+    family_codes: frozenset[str] = frozenset()
+
+    def open(self) -> None:
+        torch_model.install()  # pylint may have cleared astroid's caches
+
+    def visit_module(self, node: nodes.Module) -> None:
+        result = results_for(self.linter, node)
+        for finding in result.findings:
+            if finding.code not in self.family_codes:
+                continue
+            self.add_message(
+                finding.name, line=finding.start.line, col_offset=finding.start.column,
+                end_lineno=finding.end.line, end_col_offset=finding.end.column,
+                args=(finding.message,), confidence=_CONFIDENCE[finding.confidence],
+            )
+
+
+def _checker_classes() -> list[type[BaseChecker]]:
+    families: dict[str, list] = defaultdict(list)
+    for rule in shipped_rules():
+        families[rule.pylint_checker_digits].append(rule)
+    classes = []
+    for index, (digits, rules) in enumerate(sorted(families.items())):
+        msgs = {
+            rule.pylint_msgid: ("%s", rule.name, " ".join(rule.doc.what.split()))
+            for rule in rules
+        }
+        attributes = {
+            "name": f"npu-lint-{rules[0].family.lower()}",
+            "msgs": msgs,
+            "family_codes": frozenset(rule.code for rule in rules),
+            "options": OPTIONS if index == 0 else (),
+        }
+        classes.append(type(f"NpuLint{digits}Checker", (_FamilyChecker,), attributes))
+    return classes
+
+
+def register(linter) -> None:
+    torch_model.install()
+    for checker_class in _checker_classes():
+        linter.register_checker(checker_class(linter))
