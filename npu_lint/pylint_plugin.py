@@ -12,6 +12,7 @@ from collections import defaultdict
 from astroid import nodes
 from pylint import interfaces
 from pylint.checkers import BaseChecker
+from pylint.constants import WarningScope
 
 from . import torch_model
 from .engine import CheckResult, Engine
@@ -96,7 +97,8 @@ def _checker_classes() -> list[type[BaseChecker]]:
     classes = []
     for index, (digits, rules) in enumerate(sorted(families.items())):
         msgs = {
-            rule.pylint_msgid: ("%s", rule.name, " ".join(rule.doc.what.split()))
+            # LINE scope: the engine hands over positions, not pylint's nodes.
+            rule.pylint_msgid: ("%s", rule.name, " ".join(rule.doc.what.split()), {"scope": WarningScope.LINE})
             for rule in rules
         }
         attributes = {

@@ -12,7 +12,7 @@ import tokenize
 from .findings import Finding
 
 # flake8's own pattern, so both front ends read a comment the same way.
-NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>([A-Z][0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
+NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
 PYLINT_DISABLE = re.compile(r"#\s*pylint:\s*disable(?P<next>-next)?\s*=\s*(?P<names>[\w\-, ]+)")
 
 

@@ -10,6 +10,11 @@ from ..names import qualified_name
 from ..receivers import ReceiverKind, receiver_kind
 from .base import Check
 
+_RECEIVER_LABEL = {
+    ReceiverKind.TENSOR: "Tensor",
+    ReceiverKind.MODULE: "Module",
+    ReceiverKind.UNKNOWN: "value (its type could not be inferred)",
+}
 _CONFIDENCE = {
     ReceiverKind.TENSOR: Confidence.INFERENCE,
     ReceiverKind.MODULE: Confidence.INFERENCE,
@@ -47,5 +52,5 @@ class MethodCheck(Check):
             confidence=_CONFIDENCE[kind],
             edits=(edit,) if edit else (),
             applicability=None if kind is not ReceiverKind.UNKNOWN else Applicability.UNSAFE,
-            method=node.attrname, replacement=self.replacement or "", receiver=kind.value,
+            method=node.attrname, replacement=self.replacement or "", receiver=_RECEIVER_LABEL[kind],
         )
