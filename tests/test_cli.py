@@ -1,0 +1,107 @@
+"""`npu-lint check`: exit statuses, `# noqa`, --select/--ignore, JSON shape, bad input."""
+from __future__ import annotations
+
+import json
+
+from conftest import run_tool
+
+GPU = "import torch\nimport torch_npu\ntorch.cuda.synchronize()\n"
+
+
+def _write(tmp_path, text, name="script.py", encoding="utf-8"):
+    path = tmp_path / name
+    path.write_bytes(text.encode(encoding) if isinstance(text, str) else text)
+    return path
+
+
+def test_exit_status_and_text_format(tmp_path):
+    path = _write(tmp_path, GPU)
+    proc = run_tool("npu_lint", "check", str(path))
+    assert proc.returncode == 1
+    assert proc.stdout == f"{path}:3:1: NPU101 `torch.cuda.synchronize` is a CUDA API; on the NPU use `torch.npu.synchronize`\n"
+    clean = _write(tmp_path, "import torch\nx = torch.ones(2)\n", "clean.py")
+    proc = run_tool("npu_lint", "check", str(clean))
+    assert (proc.returncode, proc.stdout) == (0, "")
+    assert run_tool("npu_lint", "check", "--exit-zero", str(path)).returncode == 0
+
+
+def test_json_has_ruffs_shape(tmp_path):
+    path = _write(tmp_path, GPU)
+    [item] = json.loads(run_tool("npu_lint", "check", "--format", "json", str(path)).stdout)
+    assert item["filename"] == str(path)
+    assert (item["code"], item["name"], item["severity"]) == ("NPU101", "torch-cuda-api", "warning")
+    assert item["location"] == {"row": 3, "column": 1}
+    assert item["end_location"] == {"row": 3, "column": 23}
+    assert item["noqa_row"] == 3 and item["url"] == "docs/rules/NPU101.md"
+    assert item["fix"] == {
+        "applicability": "safe",
+        "message": "Use `torch.npu.synchronize`",
+        "edits": [{"content": "npu", "location": {"row": 3, "column": 7}, "end_location": {"row": 3, "column": 11}}],
+    }
+
+
+def test_noqa_and_pylint_disable(tmp_path):
+    text = (
+        "import torch\nimport torch_npu\n"
+        "torch.cuda.synchronize()  # noqa\n"
+        "torch.cuda.synchronize()  # noqa: NPU101\n"
+        "torch.cuda.synchronize()  # noqa: NPU2\n"
+        "torch.cuda.synchronize()  # pylint: disable=torch-cuda-api\n"
+        "s = '# noqa'; torch.cuda.synchronize()\n"
+    )
+    items = json.loads(run_tool("npu_lint", "check", "--format", "json", str(_write(tmp_path, text))).stdout)
+    assert [item["location"]["row"] for item in items] == [5, 7]
+
+
+def test_select_and_ignore(tmp_path):
+    text = GPU + "x = torch.ones(2, device='cuda')\n"
+    path = _write(tmp_path, text)
+
+    def codes(*args):
+        proc = run_tool("npu_lint", "check", "--format", "json", *args, str(path))
+        return sorted(item["code"] for item in json.loads(proc.stdout))
+
+    assert codes() == ["NPU101", "NPU110"]
+    assert codes("--select", "NPU11") == ["NPU110"]
+    assert codes("--ignore", "NPU110") == ["NPU101"]
+    assert codes("--select", "NPU1", "--ignore", "NPU11") == ["NPU101"]
+
+
+def test_syntax_error_is_reported_not_raised(tmp_path):
+    path = _write(tmp_path, "import torch\ntorch.cuda.synchronize(\n")
+    proc = run_tool("npu_lint", "check", str(path))
+    assert proc.returncode == 1
+    assert "syntax-error: SyntaxError" in proc.stdout and "Traceback" not in proc.stderr
+
+
+def test_unreadable_and_odd_files(tmp_path):
+    binary = _write(tmp_path, b"\x00\x01cuda\x02", "binary.py")
+    latin = _write(tmp_path, "# -*- coding: latin-1 -*-\nimport torch\nimport torch_npu\ns = 'é'; torch.cuda.synchronize()\n",
+                   "latin.py", encoding="latin-1")
+    bom = _write(tmp_path, b"\xef\xbb\xbf" + GPU.encode(), "bom.py")
+    crlf = _write(tmp_path, GPU.replace("\n", "\r\n"), "crlf.py")
+    empty = _write(tmp_path, "", "empty.py")
+    proc = run_tool("npu_lint", "check", str(binary), str(latin), str(bom), str(crlf), str(empty))
+    assert "Traceback" not in proc.stderr
+    lines = proc.stdout.splitlines()
+    assert any("binary.py:1:1: unreadable: file contains NUL bytes" in line for line in lines)
+    assert f"{latin}:4:10: NPU101" in proc.stdout  # a character column: é is one, not two bytes
+    assert f"{bom}:3:1: NPU101" in proc.stdout
+    assert f"{crlf}:3:1: NPU101" in proc.stdout
+    assert str(empty) not in proc.stdout
+
+
+def test_folder_is_walked(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    _write(tmp_path / "pkg", GPU, "a.py")
+    (tmp_path / ".venv").mkdir()
+    _write(tmp_path / ".venv", GPU, "ignored.py")
+    proc = run_tool("npu_lint", "check", str(tmp_path))
+    assert "a.py:3:1: NPU101" in proc.stdout and "ignored.py" not in proc.stdout
+
+
+def test_missing_path_and_bad_option(tmp_path):
+    proc = run_tool("npu_lint", "check", str(tmp_path / "nope.py"))
+    assert proc.returncode == 1 and "unreadable: cannot read" in proc.stdout
+    proc = run_tool("npu_lint", "check", "--target-torch-npu", "1.0", str(tmp_path))
+    assert proc.returncode == 2 and "npu-lint: error:" in proc.stderr and "Traceback" not in proc.stderr

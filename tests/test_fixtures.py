@@ -1,0 +1,96 @@
+"""Every fixture through every front end: pylint, flake8 and `npu-lint check` agree
+with the `# expect:` comments, and so with each other."""
+from __future__ import annotations
+
+import collections
+import re
+
+import pytest
+
+from conftest import FIXTURES, expected_findings, fixture_files, npu_lint_json, run_tool
+from npu_lint.rules_loader import shipped_rules
+
+SYMBOL_TO_CODE = {rule.name: rule.code for rule in shipped_rules()}
+PYLINT_LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+):(?P<symbol>[\w-]+)$")
+FLAKE8_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>NPU\d{3}) ")
+
+
+def _by_file(rows) -> dict[str, collections.Counter]:
+    """{file name: Counter((line, code))}, and (line, column, code) under "columns"."""
+    found: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for path, line, column, code in rows:
+        name = path.replace("\\", "/").rsplit("/", 1)[-1]
+        found[name][(line, code)] += 1
+        found["columns"][(name, line, column, code)] += 1
+    return found
+
+
+@pytest.fixture(scope="module")
+def cli_results():
+    items = npu_lint_json(fixture_files())
+    return _by_file((item["filename"], item["location"]["row"], item["location"]["column"], item["code"]) for item in items)
+
+
+@pytest.fixture(scope="module")
+def flake8_results():
+    proc = run_tool("flake8", "--select", "NPU", *map(str, fixture_files()))
+    assert proc.returncode in (0, 1), proc.stderr
+    rows = []
+    for line in proc.stdout.splitlines():
+        match = FLAKE8_LINE.match(line)
+        assert match, f"unexpected flake8 output: {line}"
+        rows.append((match["path"], int(match["line"]), int(match["col"]), match["code"]))
+    return _by_file(rows)
+
+
+@pytest.fixture(scope="module")
+def pylint_results():
+    checkers = sorted({f"npu-lint-{rule.family.lower()}" for rule in shipped_rules()})
+    proc = run_tool(
+        "pylint", "--load-plugins", "npu_lint", "--disable", "all", "--enable", ",".join(checkers),
+        "--msg-template", "{path}:{line}:{column}:{symbol}", "--score", "n", "--persistent", "n",
+        *map(str, fixture_files()),
+    )
+    # pylint's exit status is a bit mask of message categories; 32 is a usage error.
+    assert proc.returncode < 32 and "Traceback" not in proc.stderr, proc.stderr
+    rows = []
+    for line in proc.stdout.splitlines():
+        if line.startswith("*****"):
+            continue
+        match = PYLINT_LINE.match(line)
+        assert match, f"unexpected pylint output: {line}"
+        # pylint prints 0-based columns
+        rows.append((match["path"], int(match["line"]), int(match["col"]) + 1, SYMBOL_TO_CODE[match["symbol"]]))
+    return _by_file(rows)
+
+
+FIXTURE_NAMES = [path.name for path in fixture_files()]
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_cli_matches_expectations(name, cli_results):
+    assert cli_results.get(name, collections.Counter()) == expected_findings(FIXTURES / name)
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_flake8_matches_expectations(name, flake8_results):
+    assert flake8_results.get(name, collections.Counter()) == expected_findings(FIXTURES / name)
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_pylint_matches_expectations(name, pylint_results):
+    assert pylint_results.get(name, collections.Counter()) == expected_findings(FIXTURES / name)
+
+
+def test_front_ends_agree_on_columns(cli_results, flake8_results, pylint_results):
+    assert cli_results["columns"] == flake8_results["columns"] == pylint_results["columns"]
+
+
+def test_every_rule_has_a_fixture_line():
+    covered = {code for path in fixture_files() for (_line, code) in expected_findings(path)}
+    missing = sorted(rule.code for rule in shipped_rules() if rule.default_enabled and rule.code not in covered)
+    assert not missing, f"rules without a fixture line: {missing}"
+
+
+def test_fixture_names_a_family_each():
+    assert len(FIXTURE_NAMES) >= 5

@@ -1,0 +1,73 @@
+"""Rule data validation: a bad file names the file, the rule and the field."""
+from __future__ import annotations
+
+import pytest
+
+from npu_lint.rules_loader import RuleDataError, load_rules, parse_rule_file, shipped_rules
+
+GOOD = """
+rules:
+  - code: NPU901
+    name: some-rule
+    kind: symbol
+    match: {symbols: [torch.foo]}
+    severity: warning
+    message: "m"
+    doc: {what: w, why: y, example: e, use_instead: u, fix_safety: f}
+"""
+
+
+def test_good_rule_parses():
+    [rule] = parse_rule_file(GOOD, "good.yaml")
+    assert (rule.code, rule.name, rule.pylint_msgid) == ("NPU901", "some-rule", "W5901")
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        (("code: NPU901", "code: NPX1"), "code"),
+        (("name: some-rule", "name: Some_Rule"), "name"),
+        (("kind: symbol", "kind: magic"), "kind"),
+        (("severity: warning", "severity: loud"), "severity"),
+        (("match: {symbols: [torch.foo]}", "match: {symbols: [torch.foo], colour: red}"), "match.colour"),
+        (("match: {symbols: [torch.foo]}", "match: {}"), "match.symbols"),
+        (("fix_safety: f}", "fix_safety: ''}"), "doc.fix_safety"),
+        (('    message: "m"\n', ""), "message"),
+        (("    severity: warning\n", "    severity: warning\n    extra: 1\n"), "extra"),
+    ],
+)
+def test_bad_field_is_named(change, field):
+    text = GOOD.replace(*change)
+    with pytest.raises(RuleDataError) as info:
+        parse_rule_file(text, "bad.yaml")
+    message = str(info.value)
+    assert message.startswith("bad.yaml: rule ")
+    assert f"field '{field}'" in message
+
+
+def test_invalid_yaml_is_a_clear_error():
+    with pytest.raises(RuleDataError, match="bad.yaml: not valid YAML"):
+        parse_rule_file("rules: [\n", "bad.yaml")
+
+
+def test_duplicate_codes_and_names_are_rejected():
+    with pytest.raises(RuleDataError, match="'NPU901' is used by rule NPU901 in a.yaml too"):
+        load_rules([("a.yaml", GOOD), ("b.yaml", GOOD)])
+    other = GOOD.replace("NPU901", "NPU902")
+    with pytest.raises(RuleDataError, match="'some-rule' is used by rule NPU901"):
+        load_rules([("a.yaml", GOOD), ("b.yaml", other)])
+
+
+def test_bad_regex_is_named():
+    text = GOOD.replace("kind: symbol", "kind: string").replace(
+        "match: {symbols: [torch.foo]}", "match: {pattern: '('}")
+    with pytest.raises(RuleDataError, match="field 'match.pattern': not a valid regular expression"):
+        parse_rule_file(text, "bad.yaml")
+
+
+def test_shipped_rules_are_valid_and_in_plugin_range():
+    rules = shipped_rules()
+    assert len({r.code for r in rules}) == len(rules) == len({r.name for r in rules})
+    for rule in rules:
+        assert 51 <= int(rule.pylint_checker_digits) <= 99
+        assert rule.pylint_msgid[1:3] == rule.pylint_checker_digits
