@@ -1,0 +1,134 @@
+"""Apply the fixes of findings to source text, safely.
+
+Edits are applied from the end of the text backwards; edits that overlap one
+already chosen wait for the next pass, and passes repeat until nothing is
+left to fix (bounded). A pass whose result does not parse is retried one
+finding at a time, and a finding that breaks the file is left unfixed and
+reported by rule.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import io
+import warnings
+
+from .engine import Engine, Problem
+from .findings import Applicability, Edit, Finding, Position
+from .runner import lint_text
+from .settings import Settings
+
+MAX_PASSES = 8
+
+
+@dataclasses.dataclass
+class FixOutcome:
+    text: str
+    fixed: list[Finding]
+    remaining: list[Finding]
+    problems: list[Problem]
+
+
+def _line_starts(text: str) -> list[int]:
+    starts, offset = [0], 0
+    for line in io.StringIO(text, newline="").readlines():
+        offset += len(line)
+        starts.append(offset)
+    return starts
+
+
+def _offset(starts: list[int], position: Position) -> int:
+    line = min(max(position.line, 1), len(starts))
+    return starts[line - 1] + position.column
+
+
+def apply_edits(text: str, edits: list[Edit]) -> str:
+    """Apply non-overlapping edits (identical ones count once), last first."""
+    starts = _line_starts(text)
+    spans = sorted({(_offset(starts, e.start), _offset(starts, e.end), e.content) for e in edits}, reverse=True)
+    for begin, end, content in spans:
+        text = text[:begin] + content + text[end:]
+    return text
+
+
+def fixable(finding: Finding, unsafe: bool) -> bool:
+    fix = finding.fix
+    if fix is None or not fix.edits:
+        return False
+    return fix.applicability is Applicability.SAFE or (unsafe and fix.applicability is Applicability.UNSAFE)
+
+
+def _parses(text: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+        return True
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+
+def _choose(findings: list[Finding]) -> list[Finding]:
+    """Findings whose edits overlap no edit of an earlier chosen finding."""
+    chosen, taken = [], []
+    for finding in findings:
+        spans = [(e.start, e.end, e.content) for e in finding.fix.edits]
+        clash = any(
+            s < te and ts < e or (s == e == ts == te and c != tc)
+            for s, e, c in spans for ts, te, tc in taken
+            if (s, e, c) != (ts, te, tc)
+        )
+        if not clash:
+            chosen.append(finding)
+            taken.extend(spans)
+    return chosen
+
+
+class Fixer:
+    def __init__(self, settings: Settings = Settings(), unsafe: bool = False, rules=None):
+        self.engine = Engine(settings, rules)
+        self.unsafe = unsafe
+        # Once a fix writes an NPU name, `import torch_npu` must follow, whether
+        # or not NPU120 was selected.
+        self.import_engine = Engine(Settings(select=("NPU120",)))
+
+    def fix_text(self, text: str, path: str = "<string>") -> FixOutcome:
+        fixed: list[Finding] = []
+        broken: set[str] = set()
+        problems: list[Problem] = []
+        for _ in range(MAX_PASSES):
+            findings, problems = lint_text(self.engine, text, path)
+            todo = [f for f in findings if fixable(f, self.unsafe) and (f.code, f.start) not in broken]
+            if not todo:
+                break
+            new_text, applied, failed = self._apply_pass(text, _choose(todo))
+            broken.update((f.code, f.start) for f in failed)
+            for finding in failed:
+                problems.append(Problem("fix-skipped", f"the fix of {finding.code} ({finding.name}) would not parse; left unfixed",
+                                        finding.start.line, finding.start.column, finding.code))
+            if not applied:
+                break
+            text = new_text
+            fixed.extend(applied)
+        if fixed:
+            text = self._add_torch_npu_import(text, path)
+        remaining, problems2 = lint_text(self.engine, text, path)
+        kept = [p for p in problems if p.kind == "fix-skipped"]
+        return FixOutcome(text, fixed, remaining, problems2 + kept)
+
+    def _apply_pass(self, text: str, chosen: list[Finding]) -> tuple[str, list[Finding], list[Finding]]:
+        candidate = apply_edits(text, [e for f in chosen for e in f.fix.edits])
+        if _parses(candidate):
+            return candidate, chosen, []
+        # Find the culprits one by one; apply one good fix and let the next pass re-lint.
+        failed = [f for f in chosen if not _parses(apply_edits(text, list(f.fix.edits)))]
+        good = [f for f in chosen if f not in failed]
+        if good:
+            return apply_edits(text, list(good[0].fix.edits)), good[:1], failed
+        return text, [], failed
+
+    def _add_torch_npu_import(self, text: str, path: str) -> str:
+        result = self.import_engine.check_text(text, path)
+        edits = [e for f in result.findings if f.fix for e in f.fix.edits]
+        candidate = apply_edits(text, edits) if edits else text
+        return candidate if _parses(candidate) else text

@@ -1,0 +1,16 @@
+import torch
+import torch.nn as nn
+import torch_npu
+
+
+class Net(nn.Module):
+    pass
+
+
+x = torch.randn(3).cuda()
+model = Net().cuda()
+on_gpu = x.is_cuda
+
+
+def step(batch):
+    return batch.cuda()

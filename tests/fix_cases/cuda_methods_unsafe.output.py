@@ -1,0 +1,17 @@
+# args: --unsafe-fixes
+import torch
+import torch.nn as nn
+import torch_npu
+
+
+class Net(nn.Module):
+    pass
+
+
+x = torch.randn(3).npu()
+model = Net().npu()
+on_gpu = x.is_npu
+
+
+def step(batch):
+    return batch.npu()

@@ -1,0 +1,14 @@
+import torch
+import torch as t
+from torch import npu as cuda
+from torch.npu import amp
+from torch.cuda import nvtx
+import torch_npu
+
+torch.npu.synchronize()
+t.npu.empty_cache()
+cuda.manual_seed(0)
+with amp.autocast():
+    nvtx.range_push("forward")
+if torch.npu.is_available():
+    print(torch.cuda.get_arch_list())
