@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from . import __version__
 from .discovery import python_files
+from .config import load_settings
 from .engine import Engine
 from .formats import FORMATS
 from .rules_loader import RuleDataError, shipped_rules
@@ -16,18 +18,26 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    target = None
-    if getattr(args, "target_torch_npu", None):
+    """The configuration file's settings, overridden by the flags given."""
+    overrides = {
+        "select": split_codes(args.select) or None,
+        "ignore": split_codes(args.ignore) or None,
+        "npu_chip": args.npu_chip,
+        "unsafe_fixes": getattr(args, "unsafe_fixes", None),
+    }
+    if args.target_torch_npu:
         from .release_data import normalize_release
 
-        target = normalize_release(args.target_torch_npu)
-    return Settings(select=split_codes(args.select), ignore=split_codes(args.ignore), target_torch_npu=target)
+        overrides["target_torch_npu"] = normalize_release(args.target_torch_npu)
+    paths = [p for p in args.paths if p != "-"]
+    return load_settings(paths[0] if paths else os.getcwd(), overrides)
 
 
 def _add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--select", help="comma-separated rule codes or prefixes to enable (e.g. NPU1,NPU201)")
     parser.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
     parser.add_argument("--target-torch-npu", metavar="VERSION", help="torch_npu release to check against (default: newest)")
+    parser.add_argument("--npu-chip", metavar="CHIP", help="Ascend chip to check against (default: Atlas A2)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     fix = commands.add_parser("fix", help="apply fixes (safe ones unless --unsafe-fixes)")
     fix.add_argument("paths", nargs="+", help="files or folders; `-` reads stdin and writes stdout")
-    fix.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes marked unsafe")
+    fix.add_argument("--unsafe-fixes", action="store_true", default=None, help="also apply fixes marked unsafe")
     fix.add_argument("--diff", action="store_true", help="write nothing; print a unified diff (exit 1 if there is one)")
     fix.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     _add_selection(fix)
@@ -55,8 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    engine = Engine(_settings(args))
-    results = [lint_path(engine, path) for path in python_files(args.paths)]
+    settings = _settings(args)
+    engine = Engine(settings)
+    results = [lint_path(engine, path) for path in python_files(args.paths, settings)]
     output = FORMATS[args.format](results)
     sys.stdout.write(output)
     if args.format != "text":

@@ -68,9 +68,9 @@ class Engine:
             return CheckResult([], [Problem("syntax-error", f"SyntaxError: {reason}", line, column)])
         except (astroid.AstroidBuildingError, RecursionError, MemoryError, ValueError) as exc:
             return CheckResult([], [Problem("unreadable", f"astroid cannot build this file: {exc}")])
-        return self.check_module(module, text)
+        return self.check_module(module, text, path)
 
-    def check_module(self, module: nodes.Module, text: str) -> CheckResult:
+    def check_module(self, module: nodes.Module, text: str, path: str = "<string>") -> CheckResult:
         ctx = ModuleContext(module, text, self.settings)
         problems: list[Problem] = []
         failed: set[Check] = set()
@@ -96,7 +96,21 @@ class Engine:
             for check in self.checks:
                 run(check, check.leave_module, ctx)
         findings = sorted(set(ctx.findings), key=lambda f: f.sort_key)
+        ignored = self.settings.ignored_codes(path) if self.settings.per_file_ignores else ()
+        if ignored:
+            findings = [f for f in findings if not f.code.startswith(ignored)]
         return CheckResult(findings, problems)
+
+
+_ENGINES: dict[Settings, Engine] = {}
+
+
+def engine_for(settings: Settings) -> Engine:
+    """One engine per distinct settings, per process (front ends share them)."""
+    engine = _ENGINES.get(settings)
+    if engine is None:
+        engine = _ENGINES[settings] = Engine(settings)
+    return engine
 
 
 def walk(module: nodes.Module):

@@ -49,11 +49,11 @@ def _status(args, outcomes: list[FixOutcome], changed: bool, refused: bool = Fal
 
 
 def run_fix(args, settings) -> int:
-    fixer = Fixer(settings, unsafe=args.unsafe_fixes)
+    fixer = Fixer(settings, unsafe=settings.unsafe_fixes)
     if args.paths == ["-"]:
         return _fix_stdin(fixer, args)
     outcomes, results, refused, changed, fixed_count = [], [], False, False, 0
-    for path in python_files(args.paths):
+    for path in python_files(args.paths, settings):
         try:
             with open(path, "rb") as handle:
                 original = handle.read()

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from . import __version__
-from .engine import Engine
-from .settings import Settings
+from .config import ConfigError, settings_for_file
+from .engine import engine_for
 
 INTERNAL_ERROR = "NPU000"
 
@@ -17,8 +17,7 @@ INTERNAL_ERROR = "NPU000"
 class NpuLintFlake8:
     name = "npu-lint"
     version = __version__
-    _settings = Settings()
-    _engine: Engine | None = None
+    _overrides: dict = {}
 
     def __init__(self, tree, lines: list[str], filename: str):
         self.lines = lines
@@ -30,6 +29,10 @@ class NpuLintFlake8:
             "--target-torch-npu", parse_from_config=True, default=None, metavar="VERSION",
             help="npu-lint: torch_npu release to check against (default: newest)",
         )
+        option_manager.add_option(
+            "--npu-chip", parse_from_config=True, default=None, metavar="CHIP",
+            help="npu-lint: Ascend chip to check against (default: Atlas A2)",
+        )
 
     @classmethod
     def parse_options(cls, options) -> None:
@@ -37,20 +40,16 @@ class NpuLintFlake8:
         if target:
             from .release_data import normalize_release
 
-            target = normalize_release(target)
-        settings = Settings(target_torch_npu=target)
-        if settings != cls._settings:
-            cls._settings, cls._engine = settings, None
-
-    @classmethod
-    def engine(cls) -> Engine:
-        if cls._engine is None:
-            cls._engine = Engine(cls._settings)  # once per process (and per flake8 worker)
-        return cls._engine
+            target = normalize_release(target)  # a bad value stops flake8 with the message
+        cls._overrides = {"target_torch_npu": target, "npu_chip": getattr(options, "npu_chip", None)}
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         text = "".join(self.lines)
-        engine = self.engine()
+        try:
+            engine = engine_for(settings_for_file(self.filename, **self._overrides))
+        except ConfigError as exc:
+            yield 1, 0, f"{INTERNAL_ERROR} npu-lint configuration error: {exc}", type(self)
+            return
         if not engine.could_fire(text):
             return
         result = engine.check_text(text, self.filename)

@@ -15,10 +15,10 @@ from pylint.checkers import BaseChecker
 from pylint.constants import WarningScope
 
 from . import torch_model
-from .engine import CheckResult, Engine
+from .config import settings_for_file
+from .engine import CheckResult, Engine, engine_for
 from .findings import Confidence
 from .rules_loader import shipped_rules
-from .settings import Settings
 from .source import SourceError, decode_source
 
 _CONFIDENCE = {
@@ -32,23 +32,25 @@ OPTIONS = (
         {"type": "string", "default": "", "metavar": "<version>",
          "help": "torch_npu release to check against (default: newest)"},
     ),
+    (
+        "npu-chip",
+        {"type": "string", "default": "", "metavar": "<chip>",
+         "help": "Ascend chip to check against (default: Atlas A2)"},
+    ),
 )
 
 # Results per module node, shared by the family checkers of one run.
 _results: "weakref.WeakKeyDictionary[nodes.Module, CheckResult]" = weakref.WeakKeyDictionary()
-_engines: dict[Settings, Engine] = {}
 
 
-def _engine_for(linter) -> Engine:
+def _engine_for(linter, path: str) -> Engine:
     target = getattr(linter.config, "target_torch_npu", "") or None
     if target:
         from .release_data import normalize_release
 
         target = normalize_release(target)
-    settings = Settings(target_torch_npu=target)
-    if settings not in _engines:
-        _engines[settings] = Engine(settings)
-    return _engines[settings]
+    chip = getattr(linter.config, "npu_chip", "") or None
+    return engine_for(settings_for_file(path, target_torch_npu=target, npu_chip=chip))
 
 
 def _module_text(node: nodes.Module) -> str | None:
@@ -62,11 +64,11 @@ def _module_text(node: nodes.Module) -> str | None:
 def results_for(linter, node: nodes.Module) -> CheckResult:
     if node not in _results:
         text = _module_text(node)
-        engine = _engine_for(linter)
+        engine = _engine_for(linter, node.file or "")
         if text is None or not engine.could_fire(text):
             _results[node] = CheckResult([], [])
         else:
-            _results[node] = engine.check_module(node, text)
+            _results[node] = engine.check_module(node, text, node.file or "")
     return _results[node]
 
 

@@ -21,6 +21,7 @@ class FileResult:
 
 
 def lint_text(engine: Engine, text: str, path: str) -> tuple[list[Finding], list[Problem]]:
+    """Findings left after `# noqa` and `# pylint: disable` (which pylint and flake8 apply themselves)."""
     result: CheckResult = engine.check_text(text, path)
     findings = result.findings
     if findings:

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
+import os
 
 from .rule import Rule
 
@@ -11,6 +13,11 @@ class Settings:
     select: tuple[str, ...] = ()  # code prefixes; empty means the default set
     ignore: tuple[str, ...] = ()
     target_torch_npu: str | None = None  # None means the newest release
+    npu_chip: str = "Atlas A2"
+    unsafe_fixes: bool = False
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, codes)
+    exclude: tuple[str, ...] = ()  # globs of paths the CLI does not walk into
+    config_dir: str | None = None  # where the configuration file was; globs are relative to it
 
     def enables(self, rule: Rule) -> bool:
         if any(rule.code.startswith(prefix) for prefix in self.ignore):
@@ -20,6 +27,26 @@ class Settings:
                 rule.default_enabled or _longest(rule.code, self.select) > 3
             )
         return rule.default_enabled
+
+    def _relative(self, path: str) -> str:
+        if self.config_dir:
+            try:
+                return os.path.relpath(os.path.abspath(path), self.config_dir).replace(os.sep, "/")
+            except ValueError:  # another drive on Windows
+                pass
+        return path.replace(os.sep, "/")
+
+    def _matches(self, path: str, pattern: str) -> bool:
+        relative = self._relative(path)
+        return any(fnmatch.fnmatch(candidate, pattern) for candidate in (relative, os.path.basename(path)))
+
+    def ignored_codes(self, path: str) -> tuple[str, ...]:
+        """Codes that per-file-ignores switches off for this file."""
+        return tuple(code for pattern, codes in self.per_file_ignores if self._matches(path, pattern) for code in codes)
+
+    def excludes(self, path: str) -> bool:
+        return any(self._matches(path, pattern) or self._matches(path, pattern.rstrip("/") + "/*")
+                   for pattern in self.exclude)
 
 
 def _longest(code: str, prefixes: tuple[str, ...]) -> int:

@@ -1,0 +1,85 @@
+"""Configuration files: [tool.npu-lint] in pyproject.toml, [npu-lint] in setup.cfg."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import run_tool
+from npu_lint.config import ConfigError, load_settings
+from npu_lint.release_data import releases
+
+GPU = "import torch\nimport torch_npu\ntorch.cuda.synchronize()\nx = torch.ones(2, device='cuda')\n"
+
+
+def _codes(path, *args):
+    proc = run_tool("npu_lint", "check", "--format", "json", *args, str(path))
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return sorted(item["code"] for item in json.loads(proc.stdout or "[]"))
+
+
+def test_pyproject_table_is_read(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.npu-lint]\nignore = ["NPU110"]\ntarget-torch-npu = "2.13"\n'
+        '[tool.npu-lint.per-file-ignores]\n"legacy/*.py" = ["NPU101"]\n')
+    (tmp_path / "legacy").mkdir()
+    (tmp_path / "legacy" / "old.py").write_text(GPU)
+    (tmp_path / "new.py").write_text(GPU)
+    settings = load_settings(str(tmp_path / "new.py"))
+    assert settings.target_torch_npu == "2.13.0" and settings.ignore == ("NPU110",)
+    assert _codes(tmp_path / "new.py") == ["NPU101"]
+    assert _codes(tmp_path / "legacy" / "old.py") == []
+    assert _codes(tmp_path / "new.py", "--select", "NPU1") == ["NPU101"], "flags override the file"
+
+
+def test_setup_cfg_section_is_read(tmp_path):
+    (tmp_path / "setup.cfg").write_text("[npu-lint]\nselect = NPU11\nexclude = generated\n")
+    (tmp_path / "a.py").write_text(GPU)
+    (tmp_path / "generated").mkdir()
+    (tmp_path / "generated" / "b.py").write_text(GPU)
+    proc = run_tool("npu_lint", "check", str(tmp_path))
+    assert "a.py:4:" in proc.stdout and "NPU110" in proc.stdout
+    assert "NPU101" not in proc.stdout and "b.py" not in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('[tool.npu-lint]\ncolour = "red"\n', "key 'colour': unknown key"),
+        ('[tool.npu-lint]\nselect = 3\n', "key 'select': expected a list of rule codes"),
+        ('[tool.npu-lint]\nselect = ["E501"]\n', "not npu-lint rule codes: E501"),
+        ('[tool.npu-lint]\ntarget-torch-npu = "1.0"\n', "key 'target-torch-npu'"),
+        ('[tool.npu-lint]\nunsafe-fixes = "maybe"\n', "key 'unsafe-fixes': expected true or false"),
+        ('[tool.npu-lint\n', "not valid TOML"),
+    ],
+)
+def test_bad_configuration_is_a_clear_error(tmp_path, text, message):
+    config = tmp_path / "pyproject.toml"
+    config.write_text(text)
+    (tmp_path / "a.py").write_text(GPU)
+    with pytest.raises(ConfigError) as info:
+        load_settings(str(tmp_path / "a.py"))
+    assert str(info.value).startswith(str(config)) and message in str(info.value)
+    proc = run_tool("npu_lint", "check", str(tmp_path / "a.py"))
+    assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_target_release_changes_the_answer(tmp_path):
+    # torch.npu.get_per_process_memory_fraction is absent from the oldest release.
+    path = tmp_path / "a.py"
+    path.write_text("import torch\nimport torch_npu\ntorch.cuda.get_per_process_memory_fraction()\n")
+    assert _codes(path) == ["NPU101"]
+    old = releases()[0]
+    proc = run_tool("npu_lint", "check", "--target-torch-npu", old, str(path))
+    assert f"torch_npu {old} does not provide (torch_npu " in proc.stdout and "NPU102" in proc.stdout
+
+
+def test_flake8_and_pylint_take_the_option(tmp_path):
+    path = tmp_path / "a.py"
+    path.write_text("import torch\nimport torch_npu\ntorch.cuda.get_per_process_memory_fraction()\n")
+    old = releases()[0]
+    flake8 = run_tool("flake8", "--select", "NPU", f"--target-torch-npu={old}", str(path))
+    assert "NPU102" in flake8.stdout, flake8.stdout + flake8.stderr
+    pylint = run_tool("pylint", "--load-plugins", "npu_lint", "--disable", "all", "--enable",
+                      "torch-cuda-api-without-npu-equivalent", f"--target-torch-npu={old}", str(path))
+    assert "torch-cuda-api-without-npu-equivalent" in pylint.stdout, pylint.stdout + pylint.stderr
