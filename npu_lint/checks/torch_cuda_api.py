@@ -9,17 +9,29 @@ from astroid import nodes
 
 from .. import edits, release_data
 from ..context import ModuleContext
-from ..cuda_surface import first_release_with_equivalent, is_cuda_name, npu_equivalent
-from ..findings import Edit
+from ..cuda_surface import (
+    first_release_with_equivalent, hint_for, is_cuda_name, is_plain_rename, note_for, npu_equivalent,
+)
+from ..findings import Edit, Position
 from ..names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top
 from .base import Check
 
 
 class _CudaUse:
-    """One place that names torch.cuda: where, which name, which edit fixes it."""
+    """One place that names torch.cuda: where, which name, which edit fixes it.
 
-    def __init__(self, node, qname: str, edit: Edit | None, start=None, end=None):
+    `rename_edit` makes the edit for a replacement that renames more than the
+    `cuda` segment (CUDAGraph -> NPUGraph); None where that cannot be done.
+    """
+
+    def __init__(self, node, qname: str, edit: Edit | None, start=None, end=None, rename_edit=None):
         self.node, self.qname, self.edit, self.start, self.end = node, qname, edit, start, end
+        self.rename_edit = rename_edit or (lambda replacement: None)
+
+    def edit_for(self, replacement: str) -> Edit | None:
+        if is_plain_rename(self.qname, replacement):
+            return self.edit
+        return self.rename_edit(replacement)
 
 
 class TorchCudaApi(Check):
@@ -45,12 +57,16 @@ class TorchCudaApi(Check):
             replacement = npu_equivalent(use.qname, self.release)
             if (replacement is not None) != self.with_equivalent:
                 continue
+            edit = use.edit_for(replacement) if replacement else None
             added = "" if replacement else first_release_with_equivalent(use.qname)
+            note = note_for(use.qname)
             ctx.report(
                 self.rule, use.node, start=use.start, end=use.end,
-                edits=(use.edit,) if use.edit and replacement else (),
+                edits=(edit,) if edit else (),
                 qname=use.qname, replacement=replacement or "", release=self.release,
                 added=f" (torch_npu {added} has it)" if added else "",
+                note=f" ({note})" if note else "",
+                hint=hint_for(use.qname) or "remove it or guard it",
             )
 
 
@@ -68,9 +84,21 @@ def _expression_use(node, ctx: ModuleContext, release: str) -> _CudaUse | None:
     # The edit: the `cuda` attribute in the chain, else the import that bound the root.
     for part, part_qname in parts:
         if part_qname == "torch.cuda" and isinstance(part, ATTRIBUTE_NODES):
-            return _CudaUse(node, qname, edits.attribute_name_edit(ctx, part, "npu"))
+            return _CudaUse(node, qname, edits.attribute_name_edit(ctx, part, "npu"),
+                            rename_edit=lambda replacement: _chain_rename_edit(ctx, node, part, qname, replacement))
     root = parts[-1][0]
     return _CudaUse(node, qname, _binding_edit(root, ctx, release))
+
+
+def _chain_rename_edit(ctx: ModuleContext, top, cuda_part, qname: str, replacement: str) -> Edit | None:
+    """Rewrite `<root>.cuda.CUDAGraph` to `<root>.npu.NPUGraph` when the chain is written plainly."""
+    cuda_end = ctx.end(cuda_part)
+    start = Position(cuda_end.line, cuda_end.column - len("cuda"))
+    end = ctx.end(top)
+    expected = "cuda" + qname[len("torch.cuda"):]
+    if ctx.index.segment((start.line, start.column), (end.line, end.column)) != expected:
+        return None  # spaces, comments or line breaks inside the chain: leave it to the user
+    return Edit(start, end, replacement[len("torch."):])
 
 
 def _binding_edit(root: nodes.Name, ctx: ModuleContext, release: str) -> Edit | None:
@@ -94,7 +122,8 @@ def _from_import_edit(stmt: nodes.ImportFrom, ctx: ModuleContext, release: str) 
     """One edit that moves a whole from-import to torch.npu, if every name has one."""
     qnames = [f"{stmt.modname}.{name}" for name, _ in stmt.names]
     cuda_names = [q for q in qnames if is_cuda_name(q)]
-    if any(npu_equivalent(q, release) is None for q in cuda_names):
+    replacements = [npu_equivalent(q, release) for q in cuda_names]
+    if any(r is None or not is_plain_rename(q, r) for q, r in zip(cuda_names, replacements)):
         return None
     if is_cuda_name(stmt.modname):
         return edits.module_path_edit(ctx, stmt, stmt.modname, 1, "npu")

@@ -11,3 +11,5 @@ with amp.autocast():
     nvtx.range_push("forward")
 if torch.cuda.is_available():
     print(torch.cuda.get_arch_list())
+graph = torch.cuda.CUDAGraph()
+torch.cuda.nvtx.range_pop()

@@ -12,3 +12,5 @@ with amp.autocast():
     nvtx.range_push("forward")
 if torch.npu.is_available():
     print(torch.cuda.get_arch_list())
+graph = torch.npu.NPUGraph()
+torch.npu.mstx.range_pop()

@@ -1,0 +1,137 @@
+"""The whole CUDA surface: every torch.cuda name classified, every device argument that
+transfer_to_npu rewrites found statically, every replacement one torch_npu really has."""
+from __future__ import annotations
+
+import collections
+import inspect
+
+import pytest
+import yaml
+
+from npu_lint import release_data, torch_model
+from npu_lint.cuda_surface import cuda_names, npu_equivalent
+from npu_lint.engine import Engine
+from npu_lint.rules_location import data_file
+from npu_lint.rules_loader import shipped_rules
+
+CUDA_SUBMODULES = ("amp", "random", "memory", "streams", "graphs", "nvtx", "jiterator", "comm", "nccl",
+                   "sparse", "tunable")
+DEFAULT = release_data.default_release()
+
+
+def public_cuda_names() -> list[str]:
+    names = [f"torch.cuda.{n}" for n in sorted(torch_model.public_names("torch.cuda")) if not n.startswith("_")]
+    for sub in CUDA_SUBMODULES:
+        if torch_model.has_module(f"torch.cuda.{sub}"):
+            names += [f"torch.cuda.{sub}.{n}" for n in sorted(torch_model.public_names(f"torch.cuda.{sub}"))
+                      if not n.startswith("_")]
+    return names
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return Engine()
+
+
+def _codes_per_line(engine, lines: list[str]) -> dict[int, list[str]]:
+    text = "import torch\nimport torch_npu\n" + "\n".join(lines) + "\n"
+    result = engine.check_text(text, "surface.py")
+    assert not result.problems
+    found = collections.defaultdict(list)
+    for finding in result.findings:
+        found[finding.start.line - 2].append(finding.code)
+    return found
+
+
+def test_every_public_torch_cuda_name_is_classified(engine):
+    names = public_cuda_names()
+    assert len(names) > 250, "the torch model lost torch.cuda names"
+    found = _codes_per_line(engine, [f"{name}" for name in names])
+    unclassified = [name for i, name in enumerate(names, start=1)
+                    if sorted(found.get(i, [])) not in (["NPU101"], ["NPU102"])]
+    assert not unclassified, f"{len(unclassified)} torch.cuda names not classified: {unclassified[:10]}"
+
+
+def test_names_without_equivalent_say_what_to_do(engine):
+    found = engine.check_text("import torch\ntorch.cuda.jiterator\ntorch.cuda.tunable.enable()\n", "a.py").findings
+    messages = [f.message for f in found if f.code == "NPU102"]
+    assert "JIT kernel compiler" in messages[0] and "TunableOp" in messages[1]
+
+
+def _transfer_lists():
+    facts = release_data.facts(DEFAULT)
+    return [
+        *(f"torch.{fn}({{}})" for fn in sorted(facts.torch_fn_white_list)),
+        *(f"torch.ones(1).{fn}({{}})" for fn in sorted(facts.torch_tensor_fn_white_list)),
+        *(f"torch.nn.Linear(1, 1).{fn}({{}})" for fn in sorted(facts.torch_module_fn_white_list)),
+        *(f"torch.cuda.{fn}({{}})" for fn in sorted(facts.torch_cuda_fn_white_list)),
+    ]
+
+
+@pytest.mark.parametrize("keyword", sorted(release_data.facts(DEFAULT).device_kwargs))
+def test_every_device_argument_transfer_to_npu_rewrites_is_found(engine, keyword):
+    calls = _transfer_lists()
+    assert len(calls) == 47 + 8 + 2 + 24
+    cuda = _codes_per_line(engine, [call.format(f"{keyword}='cuda:0'") for call in calls])
+    missed = [call for i, call in enumerate(calls, start=1) if "NPU110" not in cuda.get(i, [])]
+    assert not missed, f"device argument not found in: {missed}"
+    cpu = _codes_per_line(engine, [call.format(f"{keyword}='cpu'") for call in calls])
+    assert not any("NPU110" in codes or "NPU111" in codes for codes in cpu.values())
+
+
+def test_positional_device_of_torch_cuda_functions_is_found(engine):
+    positions = yaml.safe_load(data_file("arguments.yaml"))["roles"]["device"]["positional"]
+    facts = release_data.facts(DEFAULT)
+    calls = []
+    for fn in sorted(facts.torch_cuda_fn_white_list):
+        index = positions[f"torch.cuda.{fn}"]
+        args = ["None"] * index + ["'cuda:0'"]
+        calls.append(f"torch.cuda.{fn}({', '.join(args)})")
+    found = _codes_per_line(engine, calls)
+    missed = [call for i, call in enumerate(calls, start=1) if "NPU110" not in found.get(i, [])]
+    assert not missed
+
+
+@pytest.mark.torch
+def test_device_positions_match_torchs_signatures():
+    import torch  # noqa: F401  (the names below are evaluated against real torch)
+
+    positions = yaml.safe_load(data_file("arguments.yaml"))["roles"]["device"]["positional"]
+    for name, index in positions.items():
+        if not name.startswith("torch.cuda.") or name == "torch.cuda.device":
+            continue
+        params = list(inspect.signature(eval(name)).parameters)
+        assert params[index] == "device", (name, index, params)
+
+
+def _npu_provides(replacement: str, facts) -> bool:
+    """Independent of cuda_surface: read the wheel facts directly."""
+    parts = replacement.split(".")[2:]
+    if not parts or ".".join(parts) in facts.npu_submodules:
+        return True
+    if len(parts) == 1:
+        return parts[0] in facts.npu_all
+    parent = ".".join(parts[:-1])
+    if parent in facts.npu_submodules and parent != "mstx":  # mstx is a class in torch.npu
+        return parts[-1] in facts.npu_submodules[parent]
+    return parts[0] in facts.npu_all  # an attribute of a class, e.g. Event.record
+
+
+@pytest.mark.parametrize("release", release_data.releases())
+def test_no_replacement_names_what_torch_npu_lacks(release):
+    facts = release_data.facts(release)
+    for name in public_cuda_names() + list(cuda_names().renames):
+        replacement = npu_equivalent(name, release)
+        if replacement is not None:
+            assert _npu_provides(replacement, facts), (release, name, replacement)
+
+
+def test_symbol_replacements_exist_in_torch_npu():
+    facts = release_data.facts(DEFAULT)
+    alias_targets = {target.rsplit(".", 1)[-1] for target in facts.aliases.values()}
+    backends = {new for table in facts.string_replacements.values() for new in table.values()}
+    for rule in shipped_rules():
+        new = rule.match.get("replace_last") if rule.kind == "symbol" else None
+        if new is None:
+            continue
+        assert new in alias_targets or new.lower() in backends, (rule.code, new)
