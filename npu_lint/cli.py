@@ -46,25 +46,37 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     check = commands.add_parser("check", help="report findings")
-    check.add_argument("paths", nargs="+", help="files or folders")
+    check.add_argument("paths", nargs="*", help="files or folders (none: nothing to check, exit 0)")
     check.add_argument("--format", choices=sorted(FORMATS), default="text")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     _add_selection(check)
 
     fix = commands.add_parser("fix", help="apply fixes (safe ones unless --unsafe-fixes)")
-    fix.add_argument("paths", nargs="+", help="files or folders; `-` reads stdin and writes stdout")
+    fix.add_argument("paths", nargs="*", help="files or folders; `-` reads stdin and writes stdout (none: nothing to fix)")
     fix.add_argument("--unsafe-fixes", action="store_true", default=None, help="also apply fixes marked unsafe")
     fix.add_argument("--diff", action="store_true", help="write nothing; print a unified diff (exit 1 if there is one)")
     fix.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     _add_selection(fix)
 
+    server = commands.add_parser("server", help="run the Language Server Protocol server on stdio (needs npu-lint[lsp])")
+    server.add_argument("--stdio", action="store_true", help="accepted for clients that pass it (stdio is the only transport)")
     commands.add_parser("rules", help="list the rules")
     explain = commands.add_parser("explain", help="print the documentation of one rule")
     explain.add_argument("code", help="a rule code (NPU101) or name (torch-cuda-api)")
     return parser
 
 
+def _nothing_given(args: argparse.Namespace) -> bool:
+    """pre-commit (`always_run`) or a script may pass no paths: nothing to do, exit 0."""
+    if args.paths:
+        return False
+    print(f"npu-lint {args.command}: no paths given; nothing to do", file=sys.stderr)
+    return True
+
+
 def run_check(args: argparse.Namespace) -> int:
+    if _nothing_given(args):
+        return EXIT_CLEAN
     settings = _settings(args)
     engine = Engine(settings)
     results = [lint_path(engine, path) for path in python_files(args.paths, settings)]
@@ -82,10 +94,12 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_rules(_args: argparse.Namespace) -> int:
+    from .docs import release_window
+
     for rule in shipped_rules():
-        default = "" if rule.default_enabled else "  (off by default)"
+        default = "  (off by default)" if not rule.default_enabled else ""
         fix = rule.fix.applicability.value if rule.fix else "no fix"
-        print(f"{rule.code}  {rule.name:<40} {rule.severity.value:<8} {fix}{default}")
+        print(f"{rule.code}  {rule.name:<52} {rule.severity.value:<8} {fix:<13} torch_npu {release_window(rule)}{default}")
     return EXIT_CLEAN
 
 
@@ -102,12 +116,25 @@ def run_explain(args: argparse.Namespace) -> int:
 
 
 def run_fix(args: argparse.Namespace) -> int:
+    if _nothing_given(args):
+        return EXIT_CLEAN
     from .fix_command import run_fix as fix_paths
 
     return fix_paths(args, _settings(args))
 
 
-COMMANDS = {"check": run_check, "fix": run_fix, "rules": run_rules, "explain": run_explain}
+def run_server(_args: argparse.Namespace) -> int:
+    try:
+        from .lsp_server import serve
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in ("pygls", "lsprotocol", "cattrs"):
+            raise
+        print("npu-lint server needs pygls: pip install 'npu-lint[lsp]'", file=sys.stderr)
+        return EXIT_ERROR
+    return serve()
+
+
+COMMANDS = {"check": run_check, "fix": run_fix, "rules": run_rules, "explain": run_explain, "server": run_server}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,12 +20,24 @@ def _para(text: str) -> str:
     return textwrap.fill(" ".join(text.split()), width=100)
 
 
+def release_window(rule: Rule) -> str:
+    """Which torch_npu releases a rule applies to, e.g. '2.1.0.post17 - 2.14.0'."""
+    from . import release_data
+
+    releases = release_data.releases()
+    window = f"{rule.since or releases[0]} - {rule.until or releases[-1]}"
+    if rule.kind == "check" and rule.match["check"].startswith("torch_cuda_api"):
+        window += " (which names, per release)"
+    return window
+
+
 def rule_page(rule: Rule) -> str:
     fix = rule.fix.applicability.value if rule.fix else "none"
     parts = [
         HEADER,
         f"# {rule.code} {rule.name}\n",
         f"Severity: {rule.severity.value} · Fix: {fix} · pylint: `{rule.pylint_msgid}` / `{rule.name}`"
+        f" · torch_npu {release_window(rule)}"
         f" · Defined in `rules/{rule.source_file}`" + ("" if rule.default_enabled else " · Off by default") + "\n",
         f"## What it does\n\n{_para(rule.doc.what)}\n",
         f"## Why is this bad?\n\n{_para(rule.doc.why)}\n",
@@ -39,10 +51,13 @@ def rule_page(rule: Rule) -> str:
 
 
 def index_page(rules: tuple[Rule, ...]) -> str:
-    rows = [HEADER, "# Rules\n", "| Code | Name | Severity | Fix |", "| --- | --- | --- | --- |"]
+    rows = [HEADER, "# Rules\n", "| Code | Name | Severity | Fix | torch_npu releases |",
+            "| --- | --- | --- | --- | --- |"]
     for rule in rules:
         fix = rule.fix.applicability.value if rule.fix else "none"
-        rows.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {rule.severity.value} | {fix} |")
+        off = " (off by default)" if not rule.default_enabled else ""
+        rows.append(f"| [{rule.code}]({rule.code}.md) | {rule.name}{off} | {rule.severity.value} | {fix} | "
+                    f"{release_window(rule)} |")
     return "\n".join(rows) + "\n"
 
 

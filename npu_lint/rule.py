@@ -39,8 +39,15 @@ class Rule:
     references: tuple[str, ...] = ()
     device_use: bool = False
     default_enabled: bool = True
+    since: str | None = None  # first torch_npu release the rule applies to
+    until: str | None = None  # last one
     # Kind-specific match data, kept as plain values from the YAML.
     match: Any = None
+
+    def applies_to(self, release: str, releases: tuple[str, ...]) -> bool:
+        position = releases.index(release)
+        return (self.since is None or releases.index(self.since) <= position) and (
+            self.until is None or position <= releases.index(self.until))
 
     @property
     def family(self) -> str:

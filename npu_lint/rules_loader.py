@@ -20,10 +20,10 @@ NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
 # What each kind needs in its `match` block: field -> expected type.
 KIND_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
-    "symbol": {"symbols": list, "prefixes": list, "replace_last": str, "suggestion": str},
+    "symbol": {"symbols": list, "prefixes": list, "replace_last": str, "replace_prefix": dict, "suggestion": str},
     "method": {"methods": list, "call": bool, "receivers": list, "replacement": str},
-    "string": {"pattern": str, "argument": str, "outside_argument": str, "replace": dict},
-    "import": {"modules": list, "suggestion": str},
+    "string": {"pattern": str, "argument": str, "outside_argument": str, "replace": dict, "triggers": list},
+    "import": {"modules": list, "suggestions": dict},
     "check": {"check": str},
 }
 KIND_REQUIRED = {
@@ -37,7 +37,7 @@ RECEIVERS = {"tensor", "module", "unknown"}
 DOC_FIELDS = ("what", "why", "example", "use_instead", "fix_safety")
 RULE_FIELDS = {
     "code", "name", "kind", "severity", "message", "fix", "doc", "references",
-    "device_use", "default_enabled", "match",
+    "device_use", "default_enabled", "match", "since", "until",
 }
 
 
@@ -82,6 +82,8 @@ def _parse_match(kind: str, raw: Any, err) -> dict:
             re.compile(raw["pattern"])
         except re.error as exc:
             raise err("match.pattern", f"not a valid regular expression: {exc}") from None
+    if kind == "string" and not (raw.get("replace") or raw.get("triggers")):
+        raise err("match.triggers", "a string rule needs 'replace' or 'triggers' (words the file must contain)")
     if kind == "symbol" and not (raw.get("symbols") or raw.get("prefixes")):
         raise err("match.symbols", "a symbol rule needs 'symbols' or 'prefixes'")
     return raw
@@ -142,7 +144,17 @@ def _parse_rule(record: Any, file: str, index: int) -> Rule:
         _expect(ref, str, lambda p: err("references", p))
         for ref in _expect(record.get("references", []), list, lambda p: err("references", p))
     )
+    window = {}
+    for field in ("since", "until"):
+        if record.get(field) is not None:
+            from .release_data import normalize_release
+
+            try:
+                window[field] = normalize_release(str(record[field]))
+            except ValueError as exc:
+                raise err(field, str(exc)) from None
     return Rule(
+        **window,
         code=code,
         name=name,
         kind=kind,

@@ -20,6 +20,12 @@ class Settings:
     config_dir: str | None = None  # where the configuration file was; globs are relative to it
 
     def enables(self, rule: Rule) -> bool:
+        if rule.since or rule.until:
+            from . import release_data
+
+            target = self.target_torch_npu or release_data.default_release()
+            if not rule.applies_to(target, release_data.releases()):
+                return False
         if any(rule.code.startswith(prefix) for prefix in self.ignore):
             return _longest(rule.code, self.select) > _longest(rule.code, self.ignore)
         if self.select:

@@ -21,7 +21,7 @@ def _codes(engine: Engine, text: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def engine() -> Engine:
-    return Engine(Settings(select=("NPU",)))
+    return Engine(Settings(select=tuple(rule.code for rule in RULES)))  # off-by-default ones too
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.code)

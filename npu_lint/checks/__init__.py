@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..rule import Rule
 from ..settings import Settings
 from .base import Check
+from .cuda_extension_build import CudaExtensionBuild
 from .cuda_object_method import CudaObjectMethod
 from .imports import ImportCheck
 from .method import MethodCheck
@@ -25,6 +26,7 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "torch_cuda_api_without_npu_equivalent": TorchCudaApiWithoutEquivalent,
     "missing_torch_npu_import": MissingTorchNpuImport,
     "cuda_object_method": CudaObjectMethod,
+    "cuda_extension_build": CudaExtensionBuild,
 }
 
 

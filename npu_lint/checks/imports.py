@@ -13,7 +13,8 @@ class ImportCheck(Check):
     def __init__(self, rule, settings):
         super().__init__(rule, settings)
         self.modules = tuple(rule.match["modules"])
-        self.suggestion = rule.match.get("suggestion", "")
+        # module or module.name -> what to use instead; the longest match wins
+        self.suggestions = dict(rule.match.get("suggestions", {}))
 
     def triggers(self) -> frozenset[str]:
         return frozenset(module.split(".")[0] for module in self.modules)
@@ -24,13 +25,27 @@ class ImportCheck(Check):
                 return module
         return None
 
+    def _suggestion(self, names: list[str]) -> str:
+        best = ""
+        for name in names:
+            parts = name.split(".")
+            for end in range(len(parts), 0, -1):
+                key = ".".join(parts[:end])
+                if key in self.suggestions and len(key) > len(best):
+                    best = key
+                    break
+        return f"; {self.suggestions[best]}" if best else ""
+
     def visit(self, node, ctx: ModuleContext) -> None:
         if isinstance(node, nodes.ImportFrom):
-            names = [node.modname] if not node.level else []
+            if node.level:
+                return
+            names = [node.modname]
+            imported = [f"{node.modname}.{name}" for name, _ in node.names]
         else:
-            names = [name for name, _alias in node.names]
+            names = imported = [name for name, _alias in node.names]
         for name in names:
             module = self._matched(name)
             if module:
-                ctx.report(self.rule, node, module=module, suggestion=self.suggestion)
+                ctx.report(self.rule, node, module=module, suggestion=self._suggestion(imported))
                 return

@@ -58,13 +58,13 @@ class StringCheck(Check):
         self.replace = dict(rule.match.get("replace", {}))
 
     def triggers(self) -> frozenset[str]:
-        return frozenset(self.replace) or frozenset({self.rule.match["pattern"]})
+        return frozenset(self.rule.match.get("triggers", ())) | frozenset(self.replace)
 
     def visit(self, node, ctx: ModuleContext) -> None:
         if isinstance(node.parent, nodes.JoinedStr):
             return  # a part of an f-string: the f-string is matched as a whole
         value = string_template(node)
-        if value is None or not self.pattern.match(value):
+        if value is None or not self.pattern.search(value):
             return
         if is_docstring(node):
             return

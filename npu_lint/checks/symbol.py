@@ -1,10 +1,16 @@
-"""kind: symbol -- a qualified name (or prefix) such as torch.distributed.Backend.NCCL."""
+"""kind: symbol -- a qualified name (or prefix) such as torch.distributed.Backend.NCCL.
+
+Fixes, when the rule gives one: `replace_last` renames the last segment in
+place (`Backend.NCCL` -> `Backend.HCCL`); `replace_prefix` rewrites a name
+written out in full (`torch.profiler.profile` -> `torch_npu.profiler.profile`).
+"""
 from __future__ import annotations
 
 from astroid import nodes
 
 from .. import edits
 from ..context import ModuleContext
+from ..findings import Edit
 from ..names import ATTRIBUTE_NODES, chain_parts, is_chain_top
 from .base import Check
 
@@ -17,6 +23,7 @@ class SymbolCheck(Check):
         self.symbols = frozenset(rule.match.get("symbols", ()))
         self.prefixes = tuple(rule.match.get("prefixes", ()))
         self.replace_last = rule.match.get("replace_last")
+        self.replace_prefix = dict(rule.match.get("replace_prefix", {}))
         self.suggestion = rule.match.get("suggestion", "")
 
     def triggers(self) -> frozenset[str]:
@@ -33,19 +40,31 @@ class SymbolCheck(Check):
         # One finding per chain, at its longest matching part: a prefix rule
         # flags all of `torch.backends.cudnn.benchmark`, a symbol rule flags
         # `dist.Backend.NCCL` inside `dist.Backend.NCCL.value`.
-        for node, qname in chain_parts(node):
+        parts = chain_parts(node)
+        for index, (node, qname) in enumerate(parts):
             if self.matches(qname):
                 break
         else:
             return
-        found = [] if self.replace_last is None else [self._rename_edit(node, ctx)]
-        replacement = qname.rsplit(".", 1)[0] + "." + self.replace_last if self.replace_last else ""
+        replacement, edit = self._replacement(qname, parts[index:], ctx)
         ctx.report(
-            self.rule, node, edits=tuple(e for e in found if e),
+            self.rule, node, edits=(edit,) if edit else (),
             qname=qname, replacement=replacement, suggestion=self.suggestion,
         )
 
-    def _rename_edit(self, node, ctx: ModuleContext):
-        if isinstance(node, ATTRIBUTE_NODES):
-            return edits.attribute_name_edit(ctx, node, self.replace_last)
-        return None  # a from-imported name: renaming it means editing the import too
+    def _replacement(self, qname: str, parts, ctx: ModuleContext) -> tuple[str, Edit | None]:
+        node = parts[0][0]
+        if self.replace_last:
+            replacement = qname.rsplit(".", 1)[0] + "." + self.replace_last
+            if isinstance(node, ATTRIBUTE_NODES):
+                return replacement, edits.attribute_name_edit(ctx, node, self.replace_last)
+            return replacement, None  # a from-imported name: renaming it means editing the import too
+        for old, new in self.replace_prefix.items():
+            if qname == old or qname.startswith(old + "."):
+                replacement = new + qname[len(old):]
+                for part, part_qname in parts:
+                    # Only a name written out in full: `torch.profiler`, not `prof` or `t.profiler`.
+                    if part_qname == old and ctx.node_text(part) == old:
+                        return replacement, Edit(ctx.start(part), ctx.end(part), new)
+                return replacement, None
+        return "", None

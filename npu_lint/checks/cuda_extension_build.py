@@ -1,0 +1,31 @@
+"""check: cuda_extension_build -- `cpp_extension.load(..., with_cuda=True)` / `load_inline(cuda_sources=...)`.
+
+These compile CUDA code with nvcc at run time; on an Ascend host there is no
+nvcc. The `.cu` file names themselves are matched by a string rule.
+"""
+from __future__ import annotations
+
+from astroid import nodes
+
+from ..context import ModuleContext
+from ..names import qualified_name
+from .base import Check
+
+BUILDERS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
+
+
+class CudaExtensionBuild(Check):
+    node_types = (nodes.Call,)
+
+    def triggers(self) -> frozenset[str]:
+        return frozenset({"cuda_sources", "with_cuda"})
+
+    def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
+        for keyword in node.keywords or ():
+            if keyword.arg == "cuda_sources" or (
+                keyword.arg == "with_cuda" and isinstance(keyword.value, nodes.Const) and keyword.value.value is True
+            ):
+                qname = qualified_name(node.func)
+                if qname in BUILDERS:
+                    ctx.report(self.rule, keyword, qname=qname, argument=keyword.arg)
+                return
