@@ -23,6 +23,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "select": split_codes(args.select) or None,
         "ignore": split_codes(args.ignore) or None,
         "npu_chip": args.npu_chip,
+        "strategy": args.strategy,
         "unsafe_fixes": getattr(args, "unsafe_fixes", None),
     }
     if args.target_torch_npu:
@@ -38,6 +39,8 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
     parser.add_argument("--target-torch-npu", metavar="VERSION", help="torch_npu release to check against (default: newest)")
     parser.add_argument("--npu-chip", metavar="CHIP", help="Ascend chip to check against (default: Atlas A2)")
+    parser.add_argument("--strategy", choices=("manual", "auto"),
+                        help="migration route: manual rewrite (default) or transfer_to_npu (auto)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,6 +79,7 @@ def _nothing_given(args: argparse.Namespace) -> bool:
 
 def run_check(args: argparse.Namespace) -> int:
     if _nothing_given(args):
+        sys.stdout.write(FORMATS[args.format]([]))  # `[]` for json, nothing for text
         return EXIT_CLEAN
     settings = _settings(args)
     engine = Engine(settings)

@@ -107,6 +107,7 @@ KEYS: dict[str, tuple[str, Callable]] = {
     "target-torch-npu": ("target_torch_npu", _target),
     "npu-chip": ("npu_chip", _string),
     "unsafe-fixes": ("unsafe_fixes", _boolean),
+    "strategy": ("strategy", _choice(STRATEGIES)),
 }
 
 

@@ -83,10 +83,20 @@ def npu_equivalent(qname: str, release: str) -> str | None:
     return ".".join([NPU, *parts]) if _npu_has(parts, facts) else None
 
 
-def first_release_with_equivalent(qname: str) -> str | None:
-    """The oldest supported release that has an NPU equivalent for qname."""
+def patched_by_transfer_to_npu(qname: str, release: str) -> bool:
+    """Does transfer_to_npu make `torch.cuda...` work? Its __all__ copy and its aliases only."""
+    facts = release_data.facts(release)
+    if qname in facts.aliases or qname in facts.module_patches:
+        return True
+    parts = qname.split(".")[2:]
+    return not parts or _npu_has(parts, facts)
+
+
+def first_release_with_equivalent(qname: str, patched: bool = False) -> str | None:
+    """The oldest supported release that has an NPU equivalent for qname
+    (with `patched`, one that transfer_to_npu maps)."""
     for release in release_data.releases():
-        if npu_equivalent(qname, release) is not None:
+        if (patched_by_transfer_to_npu(qname, release) if patched else npu_equivalent(qname, release) is not None):
             return release
     return None
 

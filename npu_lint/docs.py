@@ -37,7 +37,7 @@ def rule_page(rule: Rule) -> str:
         HEADER,
         f"# {rule.code} {rule.name}\n",
         f"Severity: {rule.severity.value} · Fix: {fix} · pylint: `{rule.pylint_msgid}` / `{rule.name}`"
-        f" · torch_npu {release_window(rule)}"
+        f" · torch_npu {release_window(rule)} · Routes: {', '.join(rule.strategies)}"
         f" · Defined in `rules/{rule.source_file}`" + ("" if rule.default_enabled else " · Off by default") + "\n",
         f"## What it does\n\n{_para(rule.doc.what)}\n",
         f"## Why is this bad?\n\n{_para(rule.doc.why)}\n",
@@ -61,10 +61,49 @@ def index_page(rules: tuple[Rule, ...]) -> str:
     return "\n".join(rows) + "\n"
 
 
+# Ascend's migration steps, in the order its guide takes them.
+STEP_TITLES = {
+    "device": "1. Make the NPU the training device",
+    "interfaces": "2. Switch GPU interfaces to NPU interfaces (and `import torch_npu`)",
+    "distributed": "3. Multi-card: switch the communication backend from nccl to hccl",
+    "unsupported": "4. Troubleshoot what has no NPU counterpart",
+    "transfer-to-npu": "The transfer_to_npu patch itself",
+}
+ROUTE_INTROS = {
+    "manual": (
+        "Manual migration rewrites the code. `npu-lint check` (strategy `manual`, the default) reports "
+        "every CUDA-only construct and `npu-lint fix` applies the rewrites that are safe."
+    ),
+    "auto": (
+        "Automatic migration adds one line, `from torch_npu.contrib import transfer_to_npu`, which "
+        "patches torch at run time. With `strategy = auto` npu-lint stays quiet about what the patch "
+        "rewrites (per the target release's own lists) and reports what it leaves broken."
+    ),
+}
+
+
+def route_page(strategy: str, rules: tuple[Rule, ...]) -> str:
+    lines = [HEADER, f"# The {strategy} route\n", _para(ROUTE_INTROS[strategy]) + "\n",
+             f"Select it with `--strategy {strategy}` or `strategy = \"{strategy}\"` in `[tool.npu-lint]`.\n"]
+    for step, title in STEP_TITLES.items():
+        chosen = [r for r in rules if strategy in r.strategies and r.step == step]
+        if not chosen:
+            continue
+        lines.append(f"## {title}\n")
+        for rule in chosen:
+            off = " (off by default)" if not rule.default_enabled else ""
+            lines.append(f"- [{rule.code}](../rules/{rule.code}.md) `{rule.name}`{off}: {_para(rule.doc.what)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def generated_pages() -> dict[str, str]:
+    """Page paths relative to docs/rules/ (route pages live in docs/routes/)."""
     rules = shipped_rules()
     pages = {f"{rule.code}.md": rule_page(rule) for rule in rules}
     pages["README.md"] = index_page(rules)
+    for strategy in ROUTE_INTROS:
+        pages[f"../routes/{strategy}.md"] = route_page(strategy, rules)
     return pages
 
 
@@ -88,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"stale: docs/rules/{name}")
         return 1 if stale else 0
     DOCS_DIR.mkdir(parents=True, exist_ok=True)
+    (DOCS_DIR.parent / "routes").mkdir(exist_ok=True)
     pages = generated_pages()
     for leftover in DOCS_DIR.glob("*.md"):
         if leftover.name not in pages:

@@ -33,6 +33,10 @@ class NpuLintFlake8:
             "--npu-chip", parse_from_config=True, default=None, metavar="CHIP",
             help="npu-lint: Ascend chip to check against (default: Atlas A2)",
         )
+        option_manager.add_option(
+            "--strategy", parse_from_config=True, default=None, choices=("manual", "auto"),
+            help="npu-lint: migration route, manual rewrite (default) or transfer_to_npu (auto)",
+        )
 
     @classmethod
     def parse_options(cls, options) -> None:
@@ -41,7 +45,11 @@ class NpuLintFlake8:
             from .release_data import normalize_release
 
             target = normalize_release(target)  # a bad value stops flake8 with the message
-        cls._overrides = {"target_torch_npu": target, "npu_chip": getattr(options, "npu_chip", None)}
+        cls._overrides = {
+            "target_torch_npu": target,
+            "npu_chip": getattr(options, "npu_chip", None),
+            "strategy": getattr(options, "strategy", None),
+        }
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         text = "".join(self.lines)

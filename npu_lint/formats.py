@@ -26,6 +26,7 @@ def finding_json(path: str, finding: Finding) -> dict:
         }
     from .rules_loader import rule_by_code
 
+    rule = rule_by_code(finding.code)
     return {
         "filename": path,
         "code": finding.code,
@@ -36,8 +37,9 @@ def finding_json(path: str, finding: Finding) -> dict:
         "location": _location(finding.start),
         "end_location": _location(finding.end),
         "fix": fix,
-        "url": rule_by_code(finding.code).doc_path,
+        "url": rule.doc_path,
         "noqa_row": finding.start.line,
+        "strategies": list(rule.strategies),
     }
 
 

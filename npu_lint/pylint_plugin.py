@@ -37,6 +37,11 @@ OPTIONS = (
         {"type": "string", "default": "", "metavar": "<chip>",
          "help": "Ascend chip to check against (default: Atlas A2)"},
     ),
+    (
+        "strategy",
+        {"type": "choice", "choices": ["", "manual", "auto"], "default": "", "metavar": "<manual|auto>",
+         "help": "migration route: manual rewrite (default) or transfer_to_npu (auto)"},
+    ),
 )
 
 # Results per module node, shared by the family checkers of one run.
@@ -50,7 +55,8 @@ def _engine_for(linter, path: str) -> Engine:
 
         target = normalize_release(target)
     chip = getattr(linter.config, "npu_chip", "") or None
-    return engine_for(settings_for_file(path, target_torch_npu=target, npu_chip=chip))
+    strategy = getattr(linter.config, "strategy", "") or None
+    return engine_for(settings_for_file(path, target_torch_npu=target, npu_chip=chip, strategy=strategy))
 
 
 def _module_text(node: nodes.Module) -> str | None:

@@ -39,6 +39,8 @@ class Rule:
     references: tuple[str, ...] = ()
     device_use: bool = False
     default_enabled: bool = True
+    strategies: tuple[str, ...] = ("manual", "auto")  # migration routes the rule serves
+    step: str = "interfaces"  # the migration step it checks (see rules_loader.STEPS)
     since: str | None = None  # first torch_npu release the rule applies to
     until: str | None = None  # last one
     # Kind-specific match data, kept as plain values from the YAML.

@@ -22,7 +22,8 @@ NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 KIND_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "symbol": {"symbols": list, "prefixes": list, "replace_last": str, "replace_prefix": dict, "suggestion": str},
     "method": {"methods": list, "call": bool, "receivers": list, "replacement": str},
-    "string": {"pattern": str, "argument": str, "outside_argument": str, "replace": dict, "triggers": list},
+    "string": {"pattern": str, "argument": str, "outside_argument": str, "replace": dict, "triggers": list,
+               "outside_wrapper": str, "only_in": str},
     "import": {"modules": list, "suggestions": dict},
     "check": {"check": str},
 }
@@ -34,10 +35,14 @@ KIND_REQUIRED = {
     "check": ("check",),
 }
 RECEIVERS = {"tensor", "module", "unknown"}
+STRATEGIES = ("manual", "auto")
+# Ascend's migration steps, for the per-route docs: which step a rule checks.
+STEPS = ("device", "interfaces", "distributed", "unsupported", "transfer-to-npu")
+DEFAULT_STEP = {"1": "interfaces", "2": "distributed"}  # by the code's family digit
 DOC_FIELDS = ("what", "why", "example", "use_instead", "fix_safety")
 RULE_FIELDS = {
     "code", "name", "kind", "severity", "message", "fix", "doc", "references",
-    "device_use", "default_enabled", "match", "since", "until",
+    "device_use", "default_enabled", "match", "since", "until", "strategies", "step",
 }
 
 
@@ -144,6 +149,14 @@ def _parse_rule(record: Any, file: str, index: int) -> Rule:
         _expect(ref, str, lambda p: err("references", p))
         for ref in _expect(record.get("references", []), list, lambda p: err("references", p))
     )
+    strategies = _expect(record.get("strategies", list(STRATEGIES)), list, lambda p: err("strategies", p))
+    if not strategies or set(strategies) - set(STRATEGIES):
+        raise err("strategies", f"a non-empty list of {', '.join(STRATEGIES)}")
+    step = record.get("step", DEFAULT_STEP.get(str(record["code"])[3:4], "unsupported"))
+    if step not in STEPS:
+        raise err("step", f"not one of {', '.join(STEPS)}")
+    if kind == "string" and record.get("match", {}).get("only_in") not in (None, "comparison"):
+        raise err("match.only_in", "the only context is 'comparison'")
     window = {}
     for field in ("since", "until"):
         if record.get(field) is not None:
@@ -155,6 +168,8 @@ def _parse_rule(record: Any, file: str, index: int) -> Rule:
                 raise err(field, str(exc)) from None
     return Rule(
         **window,
+        strategies=tuple(s for s in STRATEGIES if s in strategies),
+        step=step,
         code=code,
         name=name,
         kind=kind,

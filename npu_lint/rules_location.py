@@ -7,7 +7,8 @@ from typing import Iterator
 
 _CHECKOUT_RULES = Path(__file__).resolve().parent.parent / "rules"
 # Files under rules/ that hold facts the rules read, not rules.
-DATA_FILES = frozenset({"arguments.yaml", "cuda_names.yaml", "torch_npu_releases.yaml"})
+DATA_FILES = frozenset({"arguments.yaml", "cuda_names.yaml", "torch_npu_releases.yaml", "transfer_to_npu.yaml",
+                        "operator_support.yaml"})
 
 
 def rules_dir():

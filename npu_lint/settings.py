@@ -14,12 +14,15 @@ class Settings:
     ignore: tuple[str, ...] = ()
     target_torch_npu: str | None = None  # None means the newest release
     npu_chip: str = "Atlas A2"
+    strategy: str = "manual"  # "auto": the transfer_to_npu route
     unsafe_fixes: bool = False
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, codes)
     exclude: tuple[str, ...] = ()  # globs of paths the CLI does not walk into
     config_dir: str | None = None  # where the configuration file was; globs are relative to it
 
     def enables(self, rule: Rule) -> bool:
+        if self.strategy not in rule.strategies:
+            return False
         if rule.since or rule.until:
             from . import release_data
 

@@ -37,10 +37,11 @@ def last_torch_import(module: nodes.Module) -> nodes.NodeNG | None:
     return found
 
 
-def insertion_edit(stmt: nodes.NodeNG, line_text: str, newline: str = "\n") -> Edit:
-    """Insert `import torch_npu` on its own line after stmt."""
+def insertion_edit(stmt: nodes.NodeNG, line_text: str, newline: str = "\n",
+                   statement: str = f"import {TORCH_NPU}") -> Edit:
+    """Insert an import statement on its own line after stmt."""
     end_line = stmt.end_lineno or stmt.lineno
     if line_text.endswith(("\n", "\r")):
-        return Edit(Position(end_line + 1, 0), Position(end_line + 1, 0), f"import {TORCH_NPU}{newline}")
+        return Edit(Position(end_line + 1, 0), Position(end_line + 1, 0), f"{statement}{newline}")
     end = Position(end_line, len(line_text))  # the import is the file's last line
-    return Edit(end, end, f"{newline}import {TORCH_NPU}")
+    return Edit(end, end, f"{newline}{statement}")

@@ -25,15 +25,29 @@ def _by_file(rows) -> dict[str, collections.Counter]:
     return found
 
 
+# Fixture sets: the files, and the option each front end takes for them.
+SETS = {
+    "manual": (fixture_files(), []),
+    "auto": (sorted((FIXTURES / "auto").glob("*.py")), ["--strategy", "auto"]),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(SETS))
+def fixture_set(request):
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def cli_results():
-    items = npu_lint_json(fixture_files())
+def cli_results(fixture_set):
+    files, flags = SETS[fixture_set]
+    items = npu_lint_json(files, *flags)
     return _by_file((item["filename"], item["location"]["row"], item["location"]["column"], item["code"]) for item in items)
 
 
 @pytest.fixture(scope="module")
-def flake8_results():
-    proc = run_tool("flake8", "--select", "NPU", *map(str, fixture_files()))
+def flake8_results(fixture_set):
+    files, flags = SETS[fixture_set]
+    proc = run_tool("flake8", "--select", "NPU", *flags, *map(str, files))
     assert proc.returncode in (0, 1), proc.stderr
     rows = []
     for line in proc.stdout.splitlines():
@@ -44,12 +58,13 @@ def flake8_results():
 
 
 @pytest.fixture(scope="module")
-def pylint_results():
+def pylint_results(fixture_set):
+    files, flags = SETS[fixture_set]
     checkers = sorted({f"npu-lint-{rule.family.lower()}" for rule in shipped_rules()})
     proc = run_tool(
         "pylint", "--load-plugins", "npu_lint", "--disable", "all", "--enable", ",".join(checkers),
         "--msg-template", "{path}:{line}:{column}:{symbol}", "--score", "n", "--persistent", "n",
-        *map(str, fixture_files()),
+        *flags, *map(str, files),
     )
     # pylint's exit status is a bit mask of message categories; 32 is a usage error.
     assert proc.returncode < 32 and "Traceback" not in proc.stderr, proc.stderr
@@ -67,19 +82,22 @@ def pylint_results():
 FIXTURE_NAMES = [path.name for path in fixture_files()]
 
 
-@pytest.mark.parametrize("name", FIXTURE_NAMES)
-def test_cli_matches_expectations(name, cli_results):
-    assert cli_results.get(name, collections.Counter()) == expected_findings(FIXTURES / name)
+def _check_set(results, fixture_set):
+    files, _flags = SETS[fixture_set]
+    for path in files:
+        assert results.get(path.name, collections.Counter()) == expected_findings(path), path.name
 
 
-@pytest.mark.parametrize("name", FIXTURE_NAMES)
-def test_flake8_matches_expectations(name, flake8_results):
-    assert flake8_results.get(name, collections.Counter()) == expected_findings(FIXTURES / name)
+def test_cli_matches_expectations(cli_results, fixture_set):
+    _check_set(cli_results, fixture_set)
 
 
-@pytest.mark.parametrize("name", FIXTURE_NAMES)
-def test_pylint_matches_expectations(name, pylint_results):
-    assert pylint_results.get(name, collections.Counter()) == expected_findings(FIXTURES / name)
+def test_flake8_matches_expectations(flake8_results, fixture_set):
+    _check_set(flake8_results, fixture_set)
+
+
+def test_pylint_matches_expectations(pylint_results, fixture_set):
+    _check_set(pylint_results, fixture_set)
 
 
 def test_front_ends_agree_on_columns(cli_results, flake8_results, pylint_results):
@@ -87,7 +105,8 @@ def test_front_ends_agree_on_columns(cli_results, flake8_results, pylint_results
 
 
 def test_every_rule_has_a_fixture_line():
-    covered = {code for path in fixture_files() for (_line, code) in expected_findings(path)}
+    files = [path for files, _ in SETS.values() for path in files]
+    covered = {code for path in files for (_line, code) in expected_findings(path)}
     missing = sorted(rule.code for rule in shipped_rules() if rule.default_enabled and rule.code not in covered)
     assert not missing, f"rules without a fixture line: {missing}"
 

@@ -20,18 +20,22 @@ def _codes(engine: Engine, text: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def engine() -> Engine:
-    return Engine(Settings(select=tuple(rule.code for rule in RULES)))  # off-by-default ones too
+def engines() -> dict[str, Engine]:
+    """One engine per route, with the off-by-default rules selected too."""
+    codes = tuple(rule.code for rule in RULES)
+    return {strategy: Engine(Settings(select=codes, strategy=strategy)) for strategy in ("manual", "auto")}
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.code)
-def test_example_fires(rule, engine):
-    assert rule.code in _codes(engine, rule.doc.example)
+def test_example_fires(rule, engines):
+    for strategy in rule.strategies:
+        assert rule.code in _codes(engines[strategy], rule.doc.example), strategy
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.code)
-def test_use_instead_is_quiet(rule, engine):
-    assert rule.code not in _codes(engine, rule.doc.use_instead)
+def test_use_instead_is_quiet(rule, engines):
+    for strategy in rule.strategies:
+        assert rule.code not in _codes(engines[strategy], rule.doc.use_instead), strategy
 
 
 def test_docs_are_generated_from_rule_data():

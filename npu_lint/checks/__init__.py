@@ -7,11 +7,14 @@ from .base import Check
 from .cuda_extension_build import CudaExtensionBuild
 from .cuda_object_method import CudaObjectMethod
 from .imports import ImportCheck
+from .library_takes_cuda_path import LibraryTakesCudaPath
 from .method import MethodCheck
 from .missing_torch_npu_import import MissingTorchNpuImport
+from .missing_transfer_to_npu import MissingTransferToNpu
 from .string import StringCheck
 from .symbol import SymbolCheck
 from .torch_cuda_api import TorchCudaApi, TorchCudaApiWithoutEquivalent
+from .transfer_rewrites_string import TransferRewritesString
 
 KIND_CHECKS: dict[str, type[Check]] = {
     "symbol": SymbolCheck,
@@ -27,6 +30,9 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "missing_torch_npu_import": MissingTorchNpuImport,
     "cuda_object_method": CudaObjectMethod,
     "cuda_extension_build": CudaExtensionBuild,
+    "transfer_rewrites_string": TransferRewritesString,
+    "missing_transfer_to_npu": MissingTransferToNpu,
+    "library_takes_cuda_path": LibraryTakesCudaPath,
 }
 
 

@@ -10,8 +10,9 @@ import re
 
 from astroid import nodes
 
-from .. import edits
+from .. import edits, release_data
 from ..arguments import argument_role, is_docstring
+from ..transfer import call_is_wrapped, enclosing_call
 from ..context import ModuleContext
 from .base import Check
 
@@ -47,6 +48,17 @@ def value_expression(node: nodes.NodeNG) -> nodes.NodeNG:
             return node
 
 
+def is_compared(node: nodes.NodeNG) -> bool:
+    """`x == "cuda"`, `"cuda" in s`, `s.startswith("cuda")`."""
+    parent = node.parent
+    if isinstance(parent, nodes.Compare):
+        return True
+    return (
+        isinstance(parent, nodes.Call) and isinstance(parent.func, nodes.Attribute)
+        and parent.func.attrname in ("startswith", "endswith") and node in parent.args
+    )
+
+
 class StringCheck(Check):
     node_types = (nodes.Const, nodes.JoinedStr)
 
@@ -56,6 +68,8 @@ class StringCheck(Check):
         self.inside = rule.match.get("argument")
         self.outside = rule.match.get("outside_argument")
         self.replace = dict(rule.match.get("replace", {}))
+        self.outside_wrapper = rule.match.get("outside_wrapper")  # auto: what transfer_to_npu misses
+        self.only_in = rule.match.get("only_in")
 
     def triggers(self) -> frozenset[str]:
         return frozenset(self.rule.match.get("triggers", ())) | frozenset(self.replace)
@@ -68,13 +82,21 @@ class StringCheck(Check):
             return
         if is_docstring(node):
             return
-        role = argument_role(value_expression(node))
+        expression = value_expression(node)
+        role = argument_role(expression)
         if role == "prose":
             return
         if self.inside is not None and role != self.inside:
             return
         if self.outside is not None and role == self.outside:
             return
+        if self.only_in == "comparison" and not is_compared(expression):
+            return
+        if self.outside_wrapper is not None:
+            call = enclosing_call(expression)
+            release = self.settings.target_torch_npu or release_data.default_release()
+            if call is not None and call_is_wrapped(call, self.outside_wrapper, release):
+                return  # transfer_to_npu rewrites this argument at run time
         edit = None
         for old, new in self.replace.items():
             edit = edits.string_prefix_edit(ctx, node, old, new)

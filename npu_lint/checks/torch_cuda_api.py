@@ -11,6 +11,7 @@ from .. import edits, release_data
 from ..context import ModuleContext
 from ..cuda_surface import (
     first_release_with_equivalent, hint_for, is_cuda_name, is_plain_rename, note_for, npu_equivalent,
+    patched_by_transfer_to_npu,
 )
 from ..findings import Edit, Position
 from ..names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top
@@ -53,12 +54,19 @@ class TorchCudaApi(Check):
         else:
             use = _expression_use(node, ctx, self.release)
             uses = [use] if use else []
+        auto = self.settings.strategy == "auto"
         for use in uses:
             replacement = npu_equivalent(use.qname, self.release)
-            if (replacement is not None) != self.with_equivalent:
+            # On the transfer_to_npu route only what the patch itself maps works.
+            works = patched_by_transfer_to_npu(use.qname, self.release) if auto else replacement is not None
+            if works != self.with_equivalent:
                 continue
+            hint = hint_for(use.qname)
+            if auto and replacement is not None:  # renamed by torch_npu, not by the patch
+                hint = hint or f"use `{replacement}`"
+                replacement = None
             edit = use.edit_for(replacement) if replacement else None
-            added = "" if replacement else first_release_with_equivalent(use.qname)
+            added = "" if works else first_release_with_equivalent(use.qname, patched=auto)
             note = note_for(use.qname)
             ctx.report(
                 self.rule, use.node, start=use.start, end=use.end,
@@ -66,7 +74,7 @@ class TorchCudaApi(Check):
                 qname=use.qname, replacement=replacement or "", release=self.release,
                 added=f" (torch_npu {added} has it)" if added else "",
                 note=f" ({note})" if note else "",
-                hint=hint_for(use.qname) or "remove it or guard it",
+                hint=hint or "remove it or guard it",
             )
 
 

@@ -1,0 +1,36 @@
+"""check: library_takes_cuda_path -- libraries that branch on torch.cuda.is_available().
+
+Under transfer_to_npu, `torch.cuda.is_available()` is True on an NPU host.
+The patch keeps the real answer for the library functions listed in the
+release's apis_config.json; any other library that checks it may take a
+CUDA-only path.
+"""
+from __future__ import annotations
+
+from astroid import nodes
+
+from .. import release_data
+from ..context import ModuleContext
+from ..transfer import transfer_facts
+from .base import Check
+
+
+class LibraryTakesCudaPath(Check):
+    node_types = (nodes.Import, nodes.ImportFrom)
+
+    def triggers(self) -> frozenset[str]:
+        return frozenset(transfer_facts().cuda_path_libraries)
+
+    def visit(self, node, ctx: ModuleContext) -> None:
+        release = self.settings.target_torch_npu or release_data.default_release()
+        handled = release_data.facts(release).apis_config
+        if isinstance(node, nodes.ImportFrom):
+            names = [] if node.level else [node.modname]
+        else:
+            names = [name for name, _ in node.names]
+        for name in names:
+            top = name.split(".")[0]
+            if top in transfer_facts().cuda_path_libraries and top not in handled:
+                ctx.report(self.rule, node, library=top, release=release,
+                           handled=", ".join(sorted(handled)) or "none")
+                return

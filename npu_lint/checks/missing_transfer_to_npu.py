@@ -1,0 +1,70 @@
+"""check: missing_transfer_to_npu -- an entry-point script on the auto route without the patch.
+
+`from torch_npu.contrib import transfer_to_npu` must run once, in the script
+that starts the job, before CUDA code runs. Library modules are not told:
+only modules with `if __name__ == "__main__":`.
+"""
+from __future__ import annotations
+
+from astroid import nodes
+
+from ..context import ModuleContext
+from ..torch_npu_import import insertion_edit, last_torch_import
+from ..transfer import TRANSFER_IMPORT
+from .base import Check
+
+ENVIRONMENT_SWITCH = "TORCH_TRANSFER_TO_NPU"
+
+
+def _is_main_guard(stmt: nodes.NodeNG) -> bool:
+    test = getattr(stmt, "test", None)
+    return (
+        isinstance(stmt, nodes.If) and isinstance(test, nodes.Compare)
+        and isinstance(test.left, nodes.Name) and test.left.name == "__name__"
+        and any(isinstance(value, nodes.Const) and value.value == "__main__" for _, value in test.ops)
+    )
+
+
+def imports_transfer_to_npu(module: nodes.Module) -> bool:
+    for stmt in module.nodes_of_class((nodes.Import, nodes.ImportFrom)):
+        if isinstance(stmt, nodes.ImportFrom) and stmt.modname == "torch_npu.contrib" and any(
+            name == "transfer_to_npu" for name, _ in stmt.names
+        ):
+            return True
+        if isinstance(stmt, nodes.ImportFrom) and stmt.modname == "torch_npu.contrib.transfer_to_npu":
+            return True
+        if isinstance(stmt, nodes.Import) and any(name == "torch_npu.contrib.transfer_to_npu" for name, _ in stmt.names):
+            return True
+    return False
+
+
+class MissingTransferToNpu(Check):
+    node_types = ()  # judged once per module, in leave_module
+
+    def triggers(self) -> frozenset[str]:
+        return frozenset({"cuda", "nccl"})
+
+    def leave_module(self, ctx: ModuleContext) -> None:
+        module = ctx.module
+        if not any(_is_main_guard(stmt) for stmt in module.body):
+            return
+        if ENVIRONMENT_SWITCH in ctx.text or imports_transfer_to_npu(module):
+            return
+        if not _uses_cuda(module):
+            return
+        stmt = last_torch_import(module)
+        if stmt is None:
+            return
+        line = ctx.index.line(stmt.end_lineno or stmt.lineno)
+        newline = "\r\n" if line.endswith("\r\n") else "\n"
+        edit = insertion_edit(stmt, line, newline, TRANSFER_IMPORT)
+        ctx.report(self.rule, stmt, edits=(edit,))
+
+
+def _uses_cuda(module: nodes.Module) -> bool:
+    for node in module.nodes_of_class((nodes.Attribute, nodes.Const)):
+        if isinstance(node, nodes.Attribute) and node.attrname in ("cuda", "is_cuda"):
+            return True
+        if isinstance(node, nodes.Const) and isinstance(node.value, str) and node.value.startswith(("cuda", "nccl")):
+            return True
+    return False
