@@ -9,10 +9,12 @@ from . import __version__
 from .discovery import python_files
 from .config import load_settings
 from .engine import Engine
-from .formats import FORMATS
+from .reports import FORMATS
 from .rules_loader import RuleDataError, shipped_rules
 from .runner import lint_path
 from .settings import Settings, split_codes
+from .parallel import check_files, default_jobs
+from .result_cache import DEFAULT_DIR as DEFAULT_CACHE_DIR
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -43,6 +45,21 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
                         help="migration route: manual rewrite (default) or transfer_to_npu (auto)")
 
 
+def _jobs_count(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of processes, got {value!r}") from None
+    if jobs < 0:
+        raise argparse.ArgumentTypeError("expected 0 (one per CPU) or more")
+    return jobs or default_jobs()
+
+
+def _add_jobs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--jobs", "-j", type=_jobs_count, default=None, metavar="N",
+                        help="processes to check files in (default and 0: one per CPU; 1: this process only)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="npu-lint", description="Find CUDA-only PyTorch code and migrate it to Ascend NPUs.")
     parser.add_argument("--version", action="version", version=f"npu-lint {__version__}")
@@ -50,8 +67,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="report findings")
     check.add_argument("paths", nargs="*", help="files or folders (none: nothing to check, exit 0)")
-    check.add_argument("--format", choices=sorted(FORMATS), default="text")
+    check.add_argument("--format", choices=sorted(FORMATS), default="text",
+                       help="text (with source lines), concise, json (Ruff's shape), sarif, github, junit")
+    check.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    check.add_argument("--statistics", action="store_true", help="print the number of findings per rule (on stderr)")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    _add_jobs(check)
+    check.add_argument("--no-cache", action="store_true",
+                       help=f"check every file, ignoring and not writing the result cache ({DEFAULT_CACHE_DIR}/)")
+    check.add_argument("--cache-dir", metavar="DIR",
+                       help=f"folder of the result cache (default: {DEFAULT_CACHE_DIR} in the current directory)")
     _add_selection(check)
 
     fix = commands.add_parser("fix", help="apply fixes (safe ones unless --unsafe-fixes)")
@@ -59,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument("--unsafe-fixes", action="store_true", default=None, help="also apply fixes marked unsafe")
     fix.add_argument("--diff", action="store_true", help="write nothing; print a unified diff (exit 1 if there is one)")
     fix.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    _add_jobs(fix)
     _add_selection(fix)
 
     server = commands.add_parser("server", help="run the Language Server Protocol server on stdio (needs npu-lint[lsp])")
@@ -79,14 +105,16 @@ def _nothing_given(args: argparse.Namespace) -> bool:
 
 def run_check(args: argparse.Namespace) -> int:
     if _nothing_given(args):
-        sys.stdout.write(FORMATS[args.format]([]))  # `[]` for json, nothing for text
+        _write_report(FORMATS[args.format]([]), args.output_file)  # an empty report (`[]` for json)
         return EXIT_CLEAN
     settings = _settings(args)
-    engine = Engine(settings)
-    results = [lint_path(engine, path) for path in python_files(args.paths, settings)]
-    output = FORMATS[args.format](results)
-    sys.stdout.write(output)
-    if args.format != "text":
+    cache_folder = None if args.no_cache else (args.cache_dir or DEFAULT_CACHE_DIR)
+    results = check_files(python_files(args.paths, settings), settings,
+                          jobs=args.jobs or default_jobs(), cache_folder=cache_folder)
+    _write_report(FORMATS[args.format](results), args.output_file)
+    if args.statistics:
+        sys.stderr.write(statistics(results))
+    if args.format not in ("text", "concise"):
         for result in results:
             for problem in result.problems:
                 print(f"{result.path}:{problem.line}:{problem.column + 1}: {problem.kind}: {problem.message}", file=sys.stderr)
@@ -95,6 +123,30 @@ def run_check(args: argparse.Namespace) -> int:
     if args.exit_zero:
         return EXIT_CLEAN
     return EXIT_FINDINGS if any(r.findings or r.problems for r in results) else EXIT_CLEAN
+
+
+def _write_report(text: str, output_file: str | None) -> None:
+    if output_file is None:
+        sys.stdout.write(text)
+        return
+    try:
+        with open(output_file, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise ValueError(f"cannot write --output-file {output_file}: {exc.strerror or exc}") from None
+
+
+def statistics(results) -> str:
+    """Counts per rule, most frequent first, `[*]` where a safe fix exists."""
+    from collections import Counter
+
+    counts = Counter(f.code for r in results for f in r.findings)
+    fixable = {f.code for r in results for f in r.findings
+               if f.fix and f.fix.edits and f.fix.applicability.value == "safe"}
+    names = {rule.code: rule.name for rule in shipped_rules()}
+    lines = [f"{count:>6}  {code}  {names[code]}{' [*]' if code in fixable else ''}"
+             for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+    return "\n".join(lines) + ("\n" if lines else "")
 
 
 def run_rules(_args: argparse.Namespace) -> int:

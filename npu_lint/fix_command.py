@@ -7,7 +7,8 @@ import sys
 from .discovery import python_files
 from .file_writer import WriteRefused, encode_like, write_atomically
 from .fixer import FixOutcome, Fixer
-from .formats import format_text
+from .parallel import default_jobs, fix_texts
+from .reports.concise import format_concise as format_text
 from .runner import FileResult
 from .source import SourceError, decode_source
 
@@ -49,20 +50,26 @@ def _status(args, outcomes: list[FixOutcome], changed: bool, refused: bool = Fal
 
 
 def run_fix(args, settings) -> int:
-    fixer = Fixer(settings, unsafe=settings.unsafe_fixes)
     if args.paths == ["-"]:
-        return _fix_stdin(fixer, args)
+        return _fix_stdin(Fixer(settings, unsafe=settings.unsafe_fixes), args)
     outcomes, results, refused, changed, fixed_count = [], [], False, False, 0
+    files = []  # (path, bytes, source) or (path, None, the error)
     for path in python_files(args.paths, settings):
         try:
             with open(path, "rb") as handle:
                 original = handle.read()
-            source = decode_source(original)
+            files.append((path, original, decode_source(original)))
         except (OSError, SourceError) as exc:
+            files.append((path, None, exc))
+    fixed_texts = iter(fix_texts([(path, source.text) for path, original, source in files if original is not None],
+                                 settings, settings.unsafe_fixes, jobs=getattr(args, "jobs", None) or default_jobs()))
+    for path, original, source in files:
+        if original is None:
+            exc = source
             print(f"{path}:1:1: unreadable: {getattr(exc, 'strerror', None) or exc}")
             refused = True
             continue
-        outcome = fixer.fix_text(source.text, path)
+        outcome = next(fixed_texts)
         outcomes.append(outcome)
         results.append(FileResult(path, outcome.remaining, outcome.problems))
         if outcome.text == source.text:

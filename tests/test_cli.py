@@ -16,9 +16,13 @@ def _write(tmp_path, text, name="script.py", encoding="utf-8"):
 
 def test_exit_status_and_text_format(tmp_path):
     path = _write(tmp_path, GPU)
-    proc = run_tool("npu_lint", "check", str(path))
+    proc = run_tool("npu_lint", "check", "--format", "concise", str(path))
     assert proc.returncode == 1
     assert proc.stdout == f"{path}:3:1: NPU101 `torch.cuda.synchronize` is a CUDA API; on the NPU use `torch.npu.synchronize`\n"
+    full = run_tool("npu_lint", "check", str(path)).stdout
+    assert full.startswith(f"{path}:3:1: NPU101 [*] `torch.cuda.synchronize` is a CUDA API")
+    assert "3 | torch.cuda.synchronize()\n  | ^^^^^^^^^^^^^^^^^^^^^^ NPU101\n" in full
+    assert "= help: Use `torch.npu.synchronize`" in full
     clean = _write(tmp_path, "import torch\nx = torch.ones(2)\n", "clean.py")
     proc = run_tool("npu_lint", "check", str(clean))
     assert (proc.returncode, proc.stdout) == (0, "")

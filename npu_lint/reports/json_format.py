@@ -1,11 +1,12 @@
-"""Report formats of `npu-lint check`. Each takes file results and returns text."""
+"""--format json: a list in the shape of Ruff's JSON output, so tools that read Ruff's can read ours."""
 from __future__ import annotations
 
 import json
-from typing import Callable, Iterable
+from typing import Iterable
 
-from .findings import Finding, Position
-from .runner import FileResult
+from ..findings import Finding, Position
+from ..rules_loader import rule_by_code
+from ..runner import FileResult
 
 
 def _location(position: Position) -> dict:
@@ -24,8 +25,6 @@ def finding_json(path: str, finding: Finding) -> dict:
                 for e in finding.fix.edits
             ],
         }
-    from .rules_loader import rule_by_code
-
     rule = rule_by_code(finding.code)
     return {
         "filename": path,
@@ -43,22 +42,6 @@ def finding_json(path: str, finding: Finding) -> dict:
     }
 
 
-def format_text(results: Iterable[FileResult]) -> str:
-    lines = []
-    for result in results:
-        for problem in result.problems:
-            lines.append(f"{result.path}:{problem.line}:{problem.column + 1}: {problem.kind}: {problem.message}")
-        for f in result.findings:
-            lines.append(f"{result.path}:{f.start.line}:{f.start.column + 1}: {f.code} {f.message}")
-    return "\n".join(lines) + ("\n" if lines else "")
-
-
 def format_json(results: Iterable[FileResult]) -> str:
     items = [finding_json(r.path, f) for r in results for f in r.findings]
     return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
-
-
-FORMATS: dict[str, Callable[[Iterable[FileResult]], str]] = {
-    "text": format_text,
-    "json": format_json,
-}

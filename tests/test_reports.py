@@ -1,0 +1,61 @@
+"""Report formats for CI: SARIF (validated against the official schema), GitHub, JUnit, statistics."""
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import FIXTURES, run_tool, shared_file
+
+GPU = FIXTURES / "torch_cuda_api.py"
+
+
+def test_sarif_is_valid_and_carries_rules_and_fixes(tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(shared_file("schemas", "sarif-schema-2.1.0.json").read_text())
+    out = tmp_path / "report.sarif"
+    proc = run_tool("npu_lint", "check", "--format", "sarif", "--output-file", str(out), str(GPU))
+    assert proc.returncode == 1 and proc.stdout == ""
+    sarif = json.loads(out.read_text())
+    jsonschema.validate(sarif, schema)
+    run = sarif["runs"][0]
+    rule_ids = [rule["id"] for rule in run["tool"]["driver"]["rules"]]
+    assert "NPU101" in rule_ids and run["results"]
+    first = run["results"][0]
+    assert rule_ids[first["ruleIndex"]] == first["ruleId"]
+    assert any(result["fixes"] for result in run["results"])
+    region = first["locations"][0]["physicalLocation"]["region"]
+    assert region["startLine"] >= 1 and region["startColumn"] >= 1
+
+
+def test_sarif_escapes_odd_file_names(tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(shared_file("schemas", "sarif-schema-2.1.0.json").read_text())
+    odd = tmp_path / 'we"ird <name> %.py'
+    odd.write_text("import torch\nimport torch_npu\ntorch.cuda.synchronize()\n")
+    sarif = json.loads(run_tool("npu_lint", "check", "--format", "sarif", str(odd)).stdout)
+    jsonschema.validate(sarif, schema)
+    uri = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri.startswith("file://") and "%22" in uri and "%3C" in uri
+
+
+def test_github_annotations(tmp_path):
+    proc = run_tool("npu_lint", "check", "--format", "github", str(GPU))
+    lines = proc.stdout.splitlines()
+    assert lines and all(line.startswith(("::warning ", "::error ", "::notice ")) for line in lines)
+    assert any(f"file={GPU}".replace(":", "%3A") in line and ",line=" in line and "::NPU101 " in line for line in lines)
+
+
+def test_junit_is_xml_with_a_failure_per_finding():
+    proc = run_tool("npu_lint", "check", "--format", "junit", str(GPU))
+    root = ET.fromstring(proc.stdout)
+    json_items = json.loads(run_tool("npu_lint", "check", "--format", "json", str(GPU)).stdout)
+    assert int(root.get("failures")) == len(json_items) == len(root.findall(".//failure"))
+
+
+def test_statistics_counts_per_rule():
+    proc = run_tool("npu_lint", "check", "--statistics", "--format", "json", str(GPU))
+    items = json.loads(proc.stdout)
+    count = sum(1 for item in items if item["code"] == "NPU101")
+    assert f"{count:>6}  NPU101  torch-cuda-api [*]" in proc.stderr
