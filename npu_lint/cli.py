@@ -87,6 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_jobs(fix)
     _add_selection(fix)
 
+    migrate = commands.add_parser("migrate", help="copy a project to OUT with fixes applied, plus migration reports")
+    migrate.add_argument("paths", nargs=1, metavar="SRC", help="the project folder (never written)")
+    migrate.add_argument("-o", "--output", required=True, metavar="OUT", help="an empty or new folder outside SRC")
+    migrate.add_argument("--unsafe-fixes", action="store_true", default=None, help="also apply fixes marked unsafe")
+    _add_selection(migrate)
+
     server = commands.add_parser("server", help="run the Language Server Protocol server on stdio (needs npu-lint[lsp])")
     server.add_argument("--stdio", action="store_true", help="accepted for clients that pass it (stdio is the only transport)")
     commands.add_parser("rules", help="list the rules")
@@ -190,7 +196,23 @@ def run_server(_args: argparse.Namespace) -> int:
     return serve()
 
 
-COMMANDS = {"check": run_check, "fix": run_fix, "rules": run_rules, "explain": run_explain, "server": run_server}
+def run_migrate(args: argparse.Namespace) -> int:
+    from .migrate import MigrationRefused, migrate
+
+    settings = _settings(args)
+    try:
+        migration = migrate(args.paths[0], args.output, settings, unsafe=settings.unsafe_fixes)
+    except MigrationRefused as exc:
+        print(f"npu-lint migrate: {exc}; nothing was written", file=sys.stderr)
+        return EXIT_ERROR
+    fixed = sum(len(item.changes) for item in migration.files)
+    remaining = sum(len(item.remaining) for item in migration.files)
+    print(f"Migrated {len(migration.files)} Python files to {migration.project}: {fixed} fixed, {remaining} left.")
+    print(f"Reports: {args.output}/report.html, change_list.csv, unsupported_api.csv, cuda_api_list.csv")
+    return EXIT_FINDINGS if remaining else EXIT_CLEAN
+
+
+COMMANDS = {"migrate": run_migrate, "check": run_check, "fix": run_fix, "rules": run_rules, "explain": run_explain, "server": run_server}
 
 
 def main(argv: list[str] | None = None) -> int:

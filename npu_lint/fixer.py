@@ -21,12 +21,22 @@ from .settings import Settings
 MAX_PASSES = 8
 
 
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """One applied fix, as the migration report lists it."""
+
+    finding: Finding
+    before: str  # the line as it was
+    after: str  # the same line with this fix alone applied
+
+
 @dataclasses.dataclass
 class FixOutcome:
     text: str
     fixed: list[Finding]
     remaining: list[Finding]
     problems: list[Problem]
+    changes: list[Change] = dataclasses.field(default_factory=list)
 
 
 def _line_starts(text: str) -> list[int]:
@@ -84,6 +94,20 @@ def _choose(findings: list[Finding]) -> list[Finding]:
     return chosen
 
 
+def _change(text: str, finding: Finding) -> Change:
+    """The lines one fix touches, before and after (an inserted line shows with its neighbour)."""
+    first = min(edit.start.line for edit in finding.fix.edits)
+    last = max(edit.end.line for edit in finding.fix.edits)
+    added = sum(edit.content.count("\n") - (edit.end.line - edit.start.line) for edit in finding.fix.edits)
+    before_lines = io.StringIO(text, newline="").readlines()
+    after_lines = io.StringIO(apply_edits(text, list(finding.fix.edits)), newline="").readlines()
+
+    def span(lines: list[str], start: int, end: int) -> str:
+        return "\n".join(line.rstrip("\r\n") for line in lines[start - 1:end])
+
+    return Change(finding, span(before_lines, first, last), span(after_lines, first, last + added))
+
+
 class Fixer:
     def __init__(self, settings: Settings = Settings(), unsafe: bool = False, rules=None):
         self.engine = Engine(settings, rules)
@@ -94,27 +118,28 @@ class Fixer:
 
     def fix_text(self, text: str, path: str = "<string>") -> FixOutcome:
         fixed: list[Finding] = []
-        broken: set[str] = set()
-        problems: list[Problem] = []
+        changes: list[Change] = []
+        broken: set[tuple] = set()
+        skipped: list[Problem] = []
         for _ in range(MAX_PASSES):
-            findings, problems = lint_text(self.engine, text, path)
+            findings, _problems = lint_text(self.engine, text, path)
             todo = [f for f in findings if fixable(f, self.unsafe) and (f.code, f.start) not in broken]
             if not todo:
                 break
             new_text, applied, failed = self._apply_pass(text, _choose(todo))
             broken.update((f.code, f.start) for f in failed)
             for finding in failed:
-                problems.append(Problem("fix-skipped", f"the fix of {finding.code} ({finding.name}) would not parse; left unfixed",
-                                        finding.start.line, finding.start.column, finding.code))
+                skipped.append(Problem("fix-skipped", f"the fix of {finding.code} ({finding.name}) would not parse; left unfixed",
+                                       finding.start.line, finding.start.column, finding.code))
             if not applied:
                 break
+            changes.extend(_change(text, finding) for finding in applied)
             text = new_text
             fixed.extend(applied)
         if fixed:
             text = self._add_torch_npu_import(text, path)
-        remaining, problems2 = lint_text(self.engine, text, path)
-        kept = [p for p in problems if p.kind == "fix-skipped"]
-        return FixOutcome(text, fixed, remaining, problems2 + kept)
+        remaining, problems = lint_text(self.engine, text, path)
+        return FixOutcome(text, fixed, remaining, problems + skipped, changes)
 
     def _apply_pass(self, text: str, chosen: list[Finding]) -> tuple[str, list[Finding], list[Finding]]:
         candidate = apply_edits(text, [e for f in chosen for e in f.fix.edits])
