@@ -26,6 +26,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "ignore": split_codes(args.ignore) or None,
         "npu_chip": args.npu_chip,
         "strategy": args.strategy,
+        "extend_rules": tuple(os.path.abspath(p) for p in args.extend_rules) or None,
         "unsafe_fixes": getattr(args, "unsafe_fixes", None),
     }
     if args.target_torch_npu:
@@ -41,6 +42,8 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
     parser.add_argument("--target-torch-npu", metavar="VERSION", help="torch_npu release to check against (default: newest)")
     parser.add_argument("--npu-chip", metavar="CHIP", help="Ascend chip to check against (default: Atlas A2)")
+    parser.add_argument("--extend-rules", action="append", default=[], metavar="FILE",
+                        help="an extra rule file in the format of rules/*.yaml (may be repeated)")
     parser.add_argument("--strategy", choices=("manual", "auto"),
                         help="migration route: manual rewrite (default) or transfer_to_npu (auto)")
 

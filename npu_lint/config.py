@@ -108,6 +108,7 @@ KEYS: dict[str, tuple[str, Callable]] = {
     "npu-chip": ("npu_chip", _string),
     "unsafe-fixes": ("unsafe_fixes", _boolean),
     "strategy": ("strategy", _choice(STRATEGIES)),
+    "extend-rules": ("extend_rules", _patterns),
 }
 
 
@@ -168,6 +169,7 @@ def load_settings(start: str, overrides: dict[str, Any] | None = None) -> Settin
         path, table = found
         values = parse_table(table, str(path))
         values["config_dir"] = str(path.parent)
+        values["extend_rules"] = tuple(str(path.parent / rule_file) for rule_file in values.get("extend_rules", ()))
     values.update({k: v for k, v in (overrides or {}).items() if v is not None})
     return dataclasses.replace(Settings(), **values)
 

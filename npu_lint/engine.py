@@ -4,12 +4,14 @@ Every front end calls this and only translates what it returns.
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import os
+import warnings
 from collections import defaultdict
 
 import astroid
-from astroid import nodes
+from astroid import nodes, rebuilder
 from astroid.builder import AstroidBuilder
 
 from . import torch_model
@@ -17,8 +19,9 @@ from .checks import make_check
 from .checks.base import Check
 from .context import ModuleContext
 from .findings import Finding
+from .prefilter import tree_could_fire
 from .rule import Rule
-from .rules_loader import shipped_rules
+from .rules_loader import rules_with_extensions
 from .settings import Settings
 
 
@@ -39,11 +42,26 @@ class CheckResult:
     problems: list[Problem]
 
 
+def harden_astroid() -> None:
+    """Never let astroid import (and so run) a C extension of the user's project.
+
+    Only for processes npu-lint owns; inside pylint, pylint's own
+    `unsafe-load-any-extension` / `extension-pkg-allow-list` settings stand.
+    """
+    astroid.MANAGER.always_load_extensions = False
+    astroid.MANAGER.extension_package_whitelist.clear()
+
+
 class Engine:
-    def __init__(self, settings: Settings = Settings(), rules: tuple[Rule, ...] | None = None):
+    def __init__(self, settings: Settings = Settings(), rules: tuple[Rule, ...] | None = None,
+                 harden: bool = True):
         torch_model.install()
+        if harden:
+            harden_astroid()
         self.settings = settings
-        self.rules = tuple(r for r in (rules if rules is not None else shipped_rules()) if settings.enables(r))
+        if rules is None:
+            rules = rules_with_extensions(settings.extend_rules)
+        self.rules = tuple(r for r in rules if settings.enables(r))
         self.checks = [make_check(rule, settings) for rule in self.rules]
         self.by_type: dict[type, list[Check]] = defaultdict(list)
         for check in self.checks:
@@ -55,20 +73,31 @@ class Engine:
         """Cheap text scan: a file without any trigger word never reaches astroid."""
         return any(word in text for word in self.triggers)
 
-    def check_text(self, text: str, path: str = "<string>") -> CheckResult:
+    def check_text(self, text: str, path: str = "<string>", tree: ast.Module | None = None) -> CheckResult:
+        """Check source text; `tree` is Python's ast of it when the caller has one (flake8)."""
         if not self.could_fire(text):
             return CheckResult([], [])
+        if tree is None:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # SyntaxWarnings are the user's business
+                    tree = ast.parse(text + "\n", filename=path, type_comments=True)
+            except SyntaxError as exc:
+                line = exc.lineno or 1
+                column = max((exc.offset or 1) - 1, 0)
+                return CheckResult([], [Problem("syntax-error", f"SyntaxError: {exc.msg}", line, column)])
+            except (ValueError, RecursionError, MemoryError) as exc:
+                return CheckResult([], [Problem("unreadable", f"cannot parse this file: {type(exc).__name__}: {exc}")])
         try:
-            module = build_module(text, path)
-        except astroid.AstroidSyntaxError as exc:
-            error = exc.error if isinstance(getattr(exc, "error", None), SyntaxError) else None
-            line = getattr(error, "lineno", None) or 1
-            column = max((getattr(error, "offset", None) or 1) - 1, 0)
-            reason = getattr(error, "msg", None) or str(exc)
-            return CheckResult([], [Problem("syntax-error", f"SyntaxError: {reason}", line, column)])
+            if not tree_could_fire(tree, self.triggers):
+                return CheckResult([], [])
+            module = build_module(text, path, tree)
         except (astroid.AstroidBuildingError, RecursionError, MemoryError, ValueError) as exc:
-            return CheckResult([], [Problem("unreadable", f"astroid cannot build this file: {exc}")])
-        return self.check_module(module, text, path)
+            return CheckResult([], [Problem("unreadable", f"astroid cannot build this file: {type(exc).__name__}: {exc}")])
+        try:
+            return self.check_module(module, text, path)
+        finally:
+            _forget(module)
 
     def check_module(self, module: nodes.Module, text: str, path: str = "<string>") -> CheckResult:
         ctx = ModuleContext(module, text, self.settings)
@@ -102,14 +131,14 @@ class Engine:
         return CheckResult(findings, problems)
 
 
-_ENGINES: dict[Settings, Engine] = {}
+_ENGINES: dict[tuple[Settings, bool], Engine] = {}
 
 
-def engine_for(settings: Settings) -> Engine:
+def engine_for(settings: Settings, harden: bool = True) -> Engine:
     """One engine per distinct settings, per process (front ends share them)."""
-    engine = _ENGINES.get(settings)
+    engine = _ENGINES.get((settings, harden))
     if engine is None:
-        engine = _ENGINES[settings] = Engine(settings)
+        engine = _ENGINES[(settings, harden)] = Engine(settings, harden=harden)
     return engine
 
 
@@ -124,7 +153,29 @@ def walk(module: nodes.Module):
         stack.extend(children)
 
 
-def build_module(text: str, path: str) -> nodes.Module:
-    """Build an astroid module from text; the path only names it."""
+class _PreparsedBuilder(AstroidBuilder):
+    """astroid's string_build, fed the ast tree the engine already parsed (no second parse)."""
+
+    def __init__(self, tree: ast.Module):
+        super().__init__(astroid.MANAGER)
+        self._tree = tree
+
+    def _data_build(self, data: str, modname: str, path: str | None):
+        node_file = os.path.abspath(path) if path is not None else "<?>"
+        package = path is not None and os.path.splitext(os.path.basename(path))[0] == "__init__"
+        builder = rebuilder.TreeRebuilder(self._manager, data)
+        return builder.visit_module(self._tree, modname, node_file, package), builder
+
+
+def build_module(text: str, path: str, tree: ast.Module | None = None) -> nodes.Module:
+    """Build an astroid module from text (and its ast tree, if parsed already)."""
     modname = os.path.splitext(os.path.basename(path))[0] or "module"
-    return AstroidBuilder(astroid.MANAGER).string_build(text, modname=modname, path=path)
+    builder = _PreparsedBuilder(tree) if tree is not None else AstroidBuilder(astroid.MANAGER)
+    return builder.string_build(text, modname=modname, path=path)
+
+
+def _forget(module: nodes.Module) -> None:
+    """astroid caches every module it builds; a linted file must not stay in memory."""
+    cache = astroid.MANAGER.astroid_cache
+    if cache.get(module.name) is module:
+        del cache[module.name]

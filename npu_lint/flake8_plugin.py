@@ -60,7 +60,11 @@ class NpuLintFlake8:
             return
         if not engine.could_fire(text):
             return
-        result = engine.check_text(text, self.filename)
+        try:
+            result = engine.check_text(text, self.filename)
+        except Exception as exc:  # never a traceback in the user's flake8 run
+            yield 1, 0, f"{INTERNAL_ERROR} npu-lint internal error: {type(exc).__name__}: {exc}", type(self)
+            return
         for finding in result.findings:
             # flake8 wants 0-based columns and adds 1 itself.
             yield finding.start.line, finding.start.column, f"{finding.code} {finding.message}", type(self)

@@ -16,7 +16,7 @@ from pylint.constants import WarningScope
 
 from . import torch_model
 from .config import settings_for_file
-from .engine import CheckResult, Engine, engine_for
+from .engine import CheckResult, Engine, Problem, engine_for
 from .findings import Confidence
 from .rules_loader import shipped_rules
 from .source import SourceError, decode_source
@@ -56,7 +56,8 @@ def _engine_for(linter, path: str) -> Engine:
         target = normalize_release(target)
     chip = getattr(linter.config, "npu_chip", "") or None
     strategy = getattr(linter.config, "strategy", "") or None
-    return engine_for(settings_for_file(path, target_torch_npu=target, npu_chip=chip, strategy=strategy))
+    settings = settings_for_file(path, target_torch_npu=target, npu_chip=chip, strategy=strategy)
+    return engine_for(settings, harden=False)  # pylint's own extension settings stand
 
 
 def _module_text(node: nodes.Module) -> str | None:
@@ -69,12 +70,15 @@ def _module_text(node: nodes.Module) -> str | None:
 
 def results_for(linter, node: nodes.Module) -> CheckResult:
     if node not in _results:
-        text = _module_text(node)
-        engine = _engine_for(linter, node.file or "")
-        if text is None or not engine.could_fire(text):
-            _results[node] = CheckResult([], [])
-        else:
-            _results[node] = engine.check_module(node, text, node.file or "")
+        try:
+            text = _module_text(node)
+            engine = _engine_for(linter, node.file or "")
+            if text is None or not engine.could_fire(text):
+                _results[node] = CheckResult([], [])
+            else:
+                _results[node] = engine.check_module(node, text, node.file or "")
+        except Exception as exc:  # a bad configuration or an engine bug must not end pylint's run
+            _results[node] = CheckResult([], [Problem("internal-error", f"npu-lint: {type(exc).__name__}: {exc}")])
     return _results[node]
 
 
@@ -88,6 +92,9 @@ class _FamilyChecker(BaseChecker):
 
     def visit_module(self, node: nodes.Module) -> None:
         result = results_for(self.linter, node)
+        if self.family_codes == _FIRST_FAMILY[0]:  # say it once, not once per family
+            for problem in result.problems:
+                self.add_message("npu-lint-internal-error", line=problem.line, args=(problem.message,))
         for finding in result.findings:
             if finding.code not in self.family_codes:
                 continue
@@ -96,6 +103,12 @@ class _FamilyChecker(BaseChecker):
                 end_lineno=finding.end.line, end_col_offset=finding.end.column,
                 args=(finding.message,), confidence=_CONFIDENCE[finding.confidence],
             )
+
+
+_FIRST_FAMILY: list[frozenset] = [frozenset()]
+INTERNAL_ERROR_MSG = ("F5100", ("%s", "npu-lint-internal-error",
+                                "npu-lint could not check this module (a rule failed or the configuration is bad).",
+                                {"scope": WarningScope.LINE}))
 
 
 def _checker_classes() -> list[type[BaseChecker]]:
@@ -109,6 +122,9 @@ def _checker_classes() -> list[type[BaseChecker]]:
             rule.pylint_msgid: ("%s", rule.name, " ".join(rule.doc.what.split()), {"scope": WarningScope.LINE})
             for rule in rules
         }
+        if index == 0:
+            msgs[INTERNAL_ERROR_MSG[0]] = INTERNAL_ERROR_MSG[1]
+            _FIRST_FAMILY[0] = frozenset(rule.code for rule in rules)
         attributes = {
             "name": f"npu-lint-{rules[0].family.lower()}",
             "msgs": msgs,

@@ -226,8 +226,43 @@ def shipped_rules() -> tuple[Rule, ...]:
     return load_rules(rule_files())
 
 
+# Rules from `extend-rules` files loaded in this process, so reports can describe them.
+_EXTRA: dict[str, Rule] = {}
+
+
+@functools.lru_cache(maxsize=32)
+def rules_with_extensions(paths: tuple[str, ...]) -> tuple[Rule, ...]:
+    """Shipped rules plus user rule files (`extend-rules`), validated the same way.
+
+    A user rule can only use the rule kinds and named checks npu-lint ships:
+    a rule file names no code to run.
+    """
+    if not paths:
+        return shipped_rules()
+    extra = []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RuleDataError(path, None, None, f"cannot read the rule file: {exc}") from None
+        extra.extend(parse_rule_file(text, path))
+    rules = tuple(sorted((*shipped_rules(), *extra), key=lambda rule: rule.code))
+    check_unique(rules)
+    from .checks import NAMED_CHECKS
+
+    for rule in extra:
+        if rule.kind == "check" and rule.match["check"] not in NAMED_CHECKS:
+            raise RuleDataError(rule.source_file, rule.code, "match.check",
+                                f"no check named '{rule.match['check']}' (known: {', '.join(sorted(NAMED_CHECKS))})")
+        _EXTRA[rule.code] = rule
+    return rules
+
+
 def rule_by_code(code: str) -> Rule:
     for rule in shipped_rules():
         if rule.code == code:
             return rule
+    if code in _EXTRA:
+        return _EXTRA[code]
     raise KeyError(code)

@@ -19,6 +19,7 @@ class Settings:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, codes)
     exclude: tuple[str, ...] = ()  # globs of paths the CLI does not walk into
     config_dir: str | None = None  # where the configuration file was; globs are relative to it
+    extend_rules: tuple[str, ...] = ()  # extra rule files (absolute paths), validated like rules/
 
     def enables(self, rule: Rule) -> bool:
         if self.strategy not in rule.strategies:

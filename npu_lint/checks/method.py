@@ -41,8 +41,9 @@ class MethodCheck(Check):
         called = isinstance(node.parent, nodes.Call) and node.parent.func is node
         if called != self.call:
             return
-        if qualified_name(node.expr) is not None:
-            return  # `torch.cuda` and other module attributes belong to symbol rules
+        receiver = qualified_name(node.expr) or ""
+        if receiver == "torch" or receiver.startswith("torch."):
+            return  # `torch.cuda` and other torch module attributes belong to the symbol rules
         kind = receiver_kind(node.expr)
         if kind not in self.receivers:
             return
