@@ -10,6 +10,7 @@ import functools
 import yaml
 from astroid import nodes
 
+from .yaml_data import load_yaml
 from .names import qualified_name
 from .rules_loader import RuleDataError
 from .rules_location import data_file
@@ -32,7 +33,7 @@ class ArgumentTables:
 
 
 def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
-    data = yaml.safe_load(text)
+    data = load_yaml(text)
     try:
         roles = {
             name: Role(

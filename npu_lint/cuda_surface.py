@@ -10,6 +10,7 @@ import functools
 
 import yaml
 
+from .yaml_data import load_yaml
 from . import release_data, torch_model
 from .rules_loader import RuleDataError
 from .rules_location import data_file
@@ -28,7 +29,7 @@ class CudaNames:
 
 @functools.lru_cache(maxsize=1)
 def cuda_names() -> CudaNames:
-    data = yaml.safe_load(data_file(NAMES_FILE)) or {}
+    data = load_yaml(data_file(NAMES_FILE)) or {}
     tables = {}
     for key in ("renames", "notes", "hints"):
         table = data.get(key, {})

@@ -16,6 +16,8 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 import yaml
 
+from .yaml_data import load_yaml
+
 DATA_FILE = "torch_npu_releases.yaml"
 SCHEMA_VERSION = 1
 PATH_SEPARATOR = "/"
@@ -179,7 +181,7 @@ def load_release_data(path) -> ReleaseData:
 def parse_release_data(text: str, source: str) -> ReleaseData:
     """`load_release_data` for text already read; `source` names the file in error messages."""
     try:
-        document = yaml.safe_load(text)
+        document = load_yaml(text)
     except yaml.YAMLError as error:
         raise ValueError(f"{source}: not valid YAML: {error}") from error
     try:

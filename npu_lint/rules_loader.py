@@ -11,6 +11,7 @@ from typing import Any, Iterable
 
 import yaml
 
+from .yaml_data import load_yaml
 from .findings import Applicability, Severity
 from .rule import FixSpec, Rule, RuleDoc
 from .rules_location import rule_files
@@ -187,7 +188,7 @@ def _parse_rule(record: Any, file: str, index: int) -> Rule:
 
 def parse_rule_file(text: str, file: str) -> list[Rule]:
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as exc:
         raise RuleDataError(file, None, None, f"not valid YAML: {exc}") from None
     if not isinstance(data, dict) or "rules" not in data:

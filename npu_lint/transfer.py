@@ -7,6 +7,7 @@ import functools
 import yaml
 from astroid import nodes
 
+from .yaml_data import load_yaml
 from . import release_data
 from .names import qualified_name
 from .rules_loader import RuleDataError
@@ -24,7 +25,7 @@ class TransferFacts:
 
 @functools.lru_cache(maxsize=1)
 def transfer_facts() -> TransferFacts:
-    data = yaml.safe_load(data_file(TRANSFER_FILE)) or {}
+    data = load_yaml(data_file(TRANSFER_FILE)) or {}
     reaches, libraries = data.get("reaches", {}), data.get("cuda_path_libraries", [])
     if not isinstance(reaches, dict) or not isinstance(libraries, list):
         raise RuleDataError(TRANSFER_FILE, None, "reaches", "expected a mapping and a list")
