@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-import yaml
 from astroid import nodes
 
 from .yaml_data import load_yaml

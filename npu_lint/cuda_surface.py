@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-import yaml
 
 from .yaml_data import load_yaml
 from . import release_data, torch_model

@@ -7,7 +7,7 @@ import pathlib
 from typing import Iterable
 
 from .. import __version__
-from ..findings import Edit, Finding, Severity
+from ..findings import Finding, Severity
 from ..rules_loader import shipped_rules
 from ..runner import FileResult
 
