@@ -19,10 +19,13 @@ from .checks import make_check
 from .checks.base import Check
 from .context import ModuleContext
 from .findings import Finding
-from .prefilter import tree_could_fire
+from .prefilter import text_words, tree_could_fire
 from .rule import Rule
 from .rules_loader import rules_with_extensions
 from .settings import Settings
+
+
+MIN_TEXT_TRIGGER = 4
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,10 +71,17 @@ class Engine:
             for node_type in check.node_types:
                 self.by_type[node_type].append(check)
         self.triggers = frozenset().union(*(check.triggers() for check in self.checks))
+        self.string_triggers = frozenset().union(*(check.string_triggers() for check in self.checks))
+        # A substring scan only rules files out when every word is long enough to be
+        # rare in text; short ones ("lu") are left to the exact identifier match on the ast.
+        words = text_words(self.triggers, self.string_triggers)
+        self.text_triggers = words if all(len(w) >= MIN_TEXT_TRIGGER for w in words) else None
 
     def could_fire(self, text: str) -> bool:
         """Cheap text scan: a file without any trigger word never reaches astroid."""
-        return any(word in text for word in self.triggers)
+        if self.text_triggers is None:
+            return bool(self.triggers or self.string_triggers)
+        return any(word in text for word in self.text_triggers)
 
     def check_text(self, text: str, path: str = "<string>", tree: ast.Module | None = None) -> CheckResult:
         """Check source text; `tree` is Python's ast of it when the caller has one (flake8)."""
@@ -89,7 +99,7 @@ class Engine:
             except (ValueError, RecursionError, MemoryError) as exc:
                 return CheckResult([], [Problem("unreadable", f"cannot parse this file: {type(exc).__name__}: {exc}")])
         try:
-            if not tree_could_fire(tree, self.triggers):
+            if not tree_could_fire(tree, self.triggers, self.string_triggers):
                 return CheckResult([], [])
             module = build_module(text, path, tree)
         except (astroid.AstroidBuildingError, RecursionError, MemoryError, ValueError) as exc:

@@ -88,3 +88,14 @@ def chain_parts(top: nodes.NodeNG) -> list[tuple[nodes.NodeNG, str]]:
         result.append((attribute, qname))
     result.reverse()
     return result
+
+
+def name_trigger(qname: str):
+    """The identifiers a use of `qname` must show: its last two segments (the last alone for
+    `torch.x` and `Tensor.x`, reached as `torch.x` or `value.x`)."""
+    parts = qname.split(".")
+    if len(parts) >= 3 and parts[-2] != "Tensor":
+        return (parts[-2], parts[-1])
+    if len(parts) == 2 and parts[0] != "torch":  # triton.jit: both, `jit` alone is everywhere
+        return (parts[0], parts[1])
+    return parts[-1]

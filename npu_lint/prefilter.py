@@ -1,55 +1,71 @@
 """Which files can reach astroid at all: two cheap stages before the expensive one.
 
-1. A substring scan of the text for the trigger words of the enabled rules.
-2. A walk of Python's own `ast` tree: the words must appear as an identifier
-   (a name, an attribute, a keyword argument, an imported module) or inside a
-   string that is not a docstring. `use_cuda = False` or a comment that says
-   "cuda" no longer costs an astroid build, which is 16 times the parse.
+1. A substring scan of the text for the trigger words of the enabled rules
+   (only when every word is long enough to be rare).
+2. A walk of Python's own `ast` tree: identifier triggers must appear as a
+   name, an attribute or an imported module; string triggers inside a string
+   that is not a docstring. `use_cuda = False` or a comment that says "cuda"
+   no longer costs an astroid build, which is 16 times the parse.
 """
 from __future__ import annotations
 
 import ast
 
-_DOC_PARENTS = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def _docstrings(tree: ast.AST) -> set[int]:
-    ids = set()
-    for node in ast.walk(tree):
-        if isinstance(node, _DOC_PARENTS) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                ids.add(id(first.value))
-    return ids
+_SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def words_in_tree(tree: ast.AST) -> tuple[set[str], str]:
-    """(identifiers, all non-docstring string constants joined) of a module."""
+    """(identifiers, all non-docstring string constants joined by NUL) of a module."""
     identifiers: set[str] = set()
     strings: list[str] = []
-    docstrings = _docstrings(tree)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
+    docstrings: set[int] = set()
+    stack = [tree]
+    name, attribute, alias, import_from, constant = ast.Name, ast.Attribute, ast.alias, ast.ImportFrom, ast.Constant
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is name:
             identifiers.add(node.id)
-        elif isinstance(node, ast.Attribute):
+        elif kind is attribute:
             identifiers.add(node.attr)
-        elif isinstance(node, ast.keyword):
-            if node.arg:
-                identifiers.add(node.arg)
-        elif isinstance(node, ast.alias):
+        elif kind is constant:
+            if type(node.value) is str and id(node) not in docstrings:
+                strings.append(node.value)
+            continue
+        elif kind is alias:
             identifiers.update(node.name.split("."))
             if node.asname:
                 identifiers.add(node.asname)
-        elif isinstance(node, ast.ImportFrom):
+            continue
+        elif kind is import_from:
             if node.module:
                 identifiers.update(node.module.split("."))
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
-            strings.append(node.value)
+        elif isinstance(node, _SCOPES) and node.body:
+            first = node.body[0]
+            if type(first) is ast.Expr and type(first.value) is constant:
+                docstrings.add(id(first.value))
+        stack.extend(ast.iter_child_nodes(node))
     return identifiers, "\x00".join(strings)
 
 
-def tree_could_fire(tree: ast.AST, triggers: frozenset[str]) -> bool:
+def tree_could_fire(tree: ast.AST, triggers: frozenset, string_triggers: frozenset[str]) -> bool:
+    """Identifier triggers (a word, or a tuple of words that must all appear), and string
+    triggers (a substring of some string literal; "^x": a string that starts with x)."""
     identifiers, strings = words_in_tree(tree)
-    if not identifiers.isdisjoint(triggers):
-        return True
-    return any(word in strings for word in triggers)
+    for trigger in triggers:
+        if isinstance(trigger, tuple):
+            if all(word in identifiers for word in trigger):
+                return True
+        elif trigger in identifiers:
+            return True
+    if not string_triggers:
+        return False
+    strings = "\x00" + strings
+    return any(("\x00" + t[1:] if t.startswith("^") else t) in strings for t in string_triggers)
+
+
+def text_words(triggers: frozenset, string_triggers: frozenset[str]) -> set[str]:
+    """The words of all triggers, for the substring scan of stage 1."""
+    words = {t[-1] if isinstance(t, tuple) else t for t in triggers}
+    words.update(t.lstrip("^") for t in string_triggers)
+    return words

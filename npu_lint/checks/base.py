@@ -19,9 +19,18 @@ class Check:
         self.rule = rule
         self.settings = settings
 
-    def triggers(self) -> frozenset[str]:
-        """Words one of which must be in a file for this check to fire."""
+    def triggers(self) -> frozenset:
+        """Identifiers one of which must be in a file for this check to fire.
+
+        A tuple means all of its words (`("profiler", "profile")` for
+        torch.profiler.profile). Matched exactly against names, attributes,
+        keyword arguments and imported modules, never inside strings.
+        """
         raise NotImplementedError
+
+    def string_triggers(self) -> frozenset[str]:
+        """Text one of which a string literal must contain ("^cuda": start with)."""
+        return frozenset()
 
     def visit(self, node: nodes.NodeNG, ctx: ModuleContext) -> None:
         raise NotImplementedError

@@ -18,7 +18,7 @@ class CudaExtensionBuild(Check):
     node_types = (nodes.Call,)
 
     def triggers(self) -> frozenset[str]:
-        return frozenset({"cuda_sources", "with_cuda"})
+        return frozenset({"cpp_extension"})  # load / load_inline are reached through it
 
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
         for keyword in node.keywords or ():

@@ -17,7 +17,7 @@ class ImportCheck(Check):
         self.suggestions = dict(rule.match.get("suggestions", {}))
 
     def triggers(self) -> frozenset[str]:
-        return frozenset(module.split(".")[0] for module in self.modules)
+        return frozenset(tuple(module.split(".")) if "." in module else module for module in self.modules)
 
     def _matched(self, name: str) -> str | None:
         for module in self.modules:

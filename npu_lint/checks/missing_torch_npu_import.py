@@ -25,8 +25,11 @@ class MissingTorchNpuImport(Check):
         super().__init__(rule, settings)
         self.device_rules = frozenset(r.code for r in shipped_rules() if r.device_use)
 
-    def triggers(self) -> frozenset[str]:
-        return frozenset({"cuda", "npu"})
+    def triggers(self) -> frozenset:
+        return frozenset({"npu"})  # device findings of other rules come with their own triggers
+
+    def string_triggers(self) -> frozenset[str]:
+        return frozenset({"^npu"})
 
     def visit(self, node, ctx: ModuleContext) -> None:
         if isinstance(node, nodes.Attribute):

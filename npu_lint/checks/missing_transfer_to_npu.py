@@ -41,8 +41,11 @@ def imports_transfer_to_npu(module: nodes.Module) -> bool:
 class MissingTransferToNpu(Check):
     node_types = ()  # judged once per module, in leave_module
 
-    def triggers(self) -> frozenset[str]:
-        return frozenset({"cuda", "nccl"})
+    def triggers(self) -> frozenset:
+        return frozenset({"cuda", "is_cuda"})
+
+    def string_triggers(self) -> frozenset[str]:
+        return frozenset({"^cuda", "^nccl"})
 
     def leave_module(self, ctx: ModuleContext) -> None:
         module = ctx.module

@@ -71,8 +71,12 @@ class StringCheck(Check):
         self.outside_wrapper = rule.match.get("outside_wrapper")  # auto: what transfer_to_npu misses
         self.only_in = rule.match.get("only_in")
 
-    def triggers(self) -> frozenset[str]:
-        return frozenset(self.rule.match.get("triggers", ())) | frozenset(self.replace)
+    def triggers(self) -> frozenset:
+        return frozenset()
+
+    def string_triggers(self) -> frozenset[str]:
+        # `replace` keys are what the string starts with; `triggers` are given as written.
+        return frozenset(self.rule.match.get("triggers", ())) | frozenset("^" + key for key in self.replace)
 
     def visit(self, node, ctx: ModuleContext) -> None:
         if isinstance(node.parent, nodes.JoinedStr):

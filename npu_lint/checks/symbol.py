@@ -11,7 +11,7 @@ from astroid import nodes
 from .. import edits
 from ..context import ModuleContext
 from ..findings import Edit
-from ..names import ATTRIBUTE_NODES, chain_parts, is_chain_top
+from ..names import ATTRIBUTE_NODES, chain_parts, is_chain_top, name_trigger
 from .base import Check
 
 
@@ -26,8 +26,8 @@ class SymbolCheck(Check):
         self.replace_prefix = dict(rule.match.get("replace_prefix", {}))
         self.suggestion = rule.match.get("suggestion", "")
 
-    def triggers(self) -> frozenset[str]:
-        return frozenset(name.rsplit(".", 1)[-1] for name in (*self.symbols, *self.prefixes))
+    def triggers(self) -> frozenset:
+        return frozenset(name_trigger(name) for name in (*self.symbols, *self.prefixes))
 
     def matches(self, qname: str) -> bool:
         return qname in self.symbols or any(

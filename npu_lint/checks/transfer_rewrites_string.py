@@ -24,7 +24,10 @@ _INTENDED = re.compile(r"^(cuda(:\S*)?|nccl)$")
 class TransferRewritesString(Check):
     node_types = (nodes.Call,)
 
-    def triggers(self) -> frozenset[str]:
+    def triggers(self) -> frozenset:
+        return frozenset()
+
+    def string_triggers(self) -> frozenset[str]:
         return frozenset({"cuda", "nccl"})
 
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
