@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..rule import Rule
 from ..settings import Settings
 from .base import Check
+from .chip_support import ApiNotVerified, ApiUnsupportedOnChip
 from .cuda_extension_build import CudaExtensionBuild
 from .cuda_object_method import CudaObjectMethod
 from .imports import ImportCheck
@@ -15,6 +16,8 @@ from .string import StringCheck
 from .symbol import SymbolCheck
 from .torch_cuda_api import TorchCudaApi, TorchCudaApiWithoutEquivalent
 from .transfer_rewrites_string import TransferRewritesString
+from .unsupported_dtype import DtypeUnsupportedByOperator, DtypeUnsupportedOnNpu
+from .unsupported_operator import OperatorFallsBack, OperatorMayFallBack, OperatorWithoutKernel
 
 KIND_CHECKS: dict[str, type[Check]] = {
     "symbol": SymbolCheck,
@@ -33,6 +36,13 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "transfer_rewrites_string": TransferRewritesString,
     "missing_transfer_to_npu": MissingTransferToNpu,
     "library_takes_cuda_path": LibraryTakesCudaPath,
+    "operator_falls_back_to_cpu": OperatorFallsBack,
+    "operator_without_npu_kernel": OperatorWithoutKernel,
+    "api_unsupported_on_chip": ApiUnsupportedOnChip,
+    "dtype_unsupported_by_operator": DtypeUnsupportedByOperator,
+    "dtype_unsupported_on_npu": DtypeUnsupportedOnNpu,
+    "api_not_verified_on_npu": ApiNotVerified,
+    "operator_may_fall_back_to_cpu": OperatorMayFallBack,
 }
 
 

@@ -1,0 +1,67 @@
+"""checks: api_unsupported_on_chip (NPU303) and the opt-in api_not_verified_on_npu (NPU930).
+
+Both read what the generator merged from Ascend's per-API support lists into
+rules/operator_support.yaml: the chips marked ✘ per API, and the public torch names the list does
+not mention ("not verified", which is not "unsupported").
+"""
+from __future__ import annotations
+
+from astroid import nodes
+
+from ..context import ModuleContext
+from ..operator_data import CHIP_IDS_ORDER, chip_label
+from .base import Check
+from .operator_calls import (chip_of, last_parts, operators_for, owned_by_other_rules, release_of, resolve_call,
+                             resolve_chain, scan_words, tensor_methods)
+
+
+class ApiUnsupportedOnChip(Check):
+    node_types = (nodes.Attribute, nodes.AssignAttr, nodes.Name)
+
+    def __init__(self, rule, settings):
+        super().__init__(rule, settings)
+        self.release = release_of(settings)
+        self.chip = chip_of(settings)
+        data = operators_for(settings)
+        self.list_version = data.ascend_version
+        self.table = {name: facts for name, facts in data.ascend.items()
+                      if self.chip in facts.unsupported_on and not owned_by_other_rules(name)}
+        self.names = last_parts(self.table)
+        self.methods = tensor_methods(self.table)
+
+    def triggers(self) -> frozenset[str]:
+        return scan_words(self.table)
+
+    def visit(self, node, ctx: ModuleContext) -> None:
+        found = resolve_chain(node, ctx, self.names, self.methods)
+        if found is None or found[0] not in self.table:
+            return
+        facts = self.table[found[0]]
+        others = [chip_label(c) for c in CHIP_IDS_ORDER if c not in facts.unsupported_on]
+        target = node.parent if isinstance(node.parent, nodes.Call) and node.parent.func is node else node
+        ctx.report(self.rule, target, confidence=found[1], api=found[0], chip=chip_label(self.chip),
+                   list_version=self.list_version, release=self.release,
+                   others=f"; the list marks it supported on {', '.join(others)}" if others else "")
+
+
+class ApiNotVerified(Check):
+    node_types = (nodes.Call,)
+
+    def __init__(self, rule, settings):
+        super().__init__(rule, settings)
+        self.release = release_of(settings)
+        data = operators_for(settings)
+        self.list_version = data.ascend_version
+        self.table = frozenset(name for name in data.unverified if not owned_by_other_rules(name))
+        self.names = last_parts(self.table)
+        self.methods = tensor_methods(self.table)
+
+    def triggers(self) -> frozenset[str]:
+        return scan_words(self.table)
+
+    def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
+        found = resolve_call(node, ctx, self.names, self.methods)
+        if found is None or found[0] not in self.table:
+            return
+        ctx.report(self.rule, node, confidence=found[1], api=found[0], list_version=self.list_version,
+                   release=self.release)

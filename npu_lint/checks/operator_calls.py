@@ -1,0 +1,250 @@
+"""Shared by the operator checks (NPU3xx, NPU930/931): which Python API a node uses.
+
+`torch.x(...)`, `F.x(...)`, `nn.X(...)`, `torchvision.ops.nms(...)` resolve through the imports
+(cheap); `x.digamma()` becomes `torch.Tensor.digamma` only when the method name is in the
+calling check's table and astroid infers a Tensor receiver. Results are cached per module, so
+that several checks asking about one node pay once.
+"""
+from __future__ import annotations
+
+import functools
+from typing import FrozenSet, Iterable, Optional, Tuple
+
+from astroid import nodes
+
+from .. import operator_data, release_data
+from ..context import ModuleContext
+from ..findings import Confidence
+from ..names import chain_parts, is_chain_top, name_trigger, qualified_name
+from ..receivers import ReceiverKind, receiver_kind
+
+TENSOR = "torch.Tensor."
+_QNAMES = "operator-calls:qnames"
+_RECEIVERS = "operator-calls:receivers"
+
+
+def normalize_api(qname: str) -> str:
+    """The spelling the data uses: `torch.nn.modules.loss.HuberLoss` is `torch.nn.HuberLoss`."""
+    if qname.startswith("torch.nn.modules."):
+        return "torch.nn." + qname.rsplit(".", 1)[-1]
+    if qname.startswith("torch.functional."):
+        return "torch." + qname[len("torch.functional."):]
+    if qname.startswith("torch._tensor.Tensor."):
+        return TENSOR + qname[len("torch._tensor.Tensor."):]
+    return qname
+
+
+def last_name(node: nodes.NodeNG) -> Optional[str]:
+    if isinstance(node, (nodes.Attribute, nodes.AssignAttr)):
+        return node.attrname
+    if isinstance(node, nodes.Name):
+        return node.name
+    return None
+
+
+def last_parts(names: Iterable[str]) -> FrozenSet[str]:
+    return frozenset(name.rsplit(".", 1)[-1] for name in names)
+
+
+# Every API these checks match is reached through an import of torch (or torchvision), so
+# "torch" is in the text of any file they can fire on. The engine's scan ORs the words of all
+# checks, so short names ("lu", "i0", "load") would let nearly every file through.
+def scan_words(qnames: Iterable[str]) -> FrozenSet:
+    """The triggers for a table of qualified API names: the identifiers a use must show
+    (`("functional", "interpolate")`, `"digamma"`), matched exactly on the ast."""
+    return frozenset(name_trigger(name) for name in qnames)
+
+
+def tensor_methods(names: Iterable[str]) -> FrozenSet[str]:
+    return frozenset(name[len(TENSOR):] for name in names if name.startswith(TENSOR))
+
+
+def _qname(node: nodes.NodeNG, ctx: ModuleContext) -> Optional[str]:
+    cache = ctx.scratch.setdefault(_QNAMES, {})
+    if node not in cache:
+        cache[node] = qualified_name(node)
+    return cache[node]
+
+
+def _is_tensor(node: nodes.NodeNG, ctx: ModuleContext) -> bool:
+    cache = ctx.scratch.setdefault(_RECEIVERS, {})
+    if node not in cache:
+        cache[node] = receiver_kind(node)
+    return cache[node] is ReceiverKind.TENSOR
+
+
+def resolve(node: nodes.NodeNG, ctx: ModuleContext, methods: FrozenSet[str]
+            ) -> Optional[Tuple[str, Confidence]]:
+    """(API name, confidence) of a Name/Attribute expression, or None.
+
+    Inference runs only for an attribute whose name is in `methods` and whose receiver is not a
+    module attribute (`torch.linalg.x` is a name, not a method call)."""
+    qname = _qname(node, ctx)
+    if qname:
+        return normalize_api(qname), Confidence.HIGH
+    if isinstance(node, nodes.Attribute) and node.attrname in methods:
+        if _qname(node.expr, ctx) is None and _is_tensor(node.expr, ctx):
+            return TENSOR + node.attrname, Confidence.INFERENCE
+    return None
+
+
+def resolve_call(call: nodes.Call, ctx: ModuleContext, names: FrozenSet[str], methods: FrozenSet[str]
+                 ) -> Optional[Tuple[str, Confidence]]:
+    """`resolve` for the callee, after a cheap check that its last name is in `names`."""
+    if last_name(call.func) not in names:
+        return None
+    return resolve(call.func, ctx, methods)
+
+
+def resolve_chain(node: nodes.NodeNG, ctx: ModuleContext, names: FrozenSet[str], methods: FrozenSet[str]
+                  ) -> Optional[Tuple[str, Confidence]]:
+    """`resolve` for the whole `a.b.c` (not its parts), also as an assignment target."""
+    if not is_chain_top(node) or last_name(node) not in names:
+        return None
+    if isinstance(node, nodes.AssignAttr):
+        parts = chain_parts(node)
+        return (normalize_api(parts[0][1]), Confidence.HIGH) if parts else None
+    return resolve(node, ctx, methods)
+
+
+def release_of(settings) -> str:
+    return settings.target_torch_npu or release_data.default_release()
+
+
+def operators_for(settings) -> operator_data.OperatorRelease:
+    return operator_data.operators(release_of(settings))
+
+
+def chip_of(settings) -> str:
+    return operator_data.normalize_chip(getattr(settings, "npu_chip", None))
+
+
+def keyword(call: nodes.Call, name: str) -> Optional[nodes.NodeNG]:
+    for item in call.keywords or ():
+        if item.arg == name:
+            return item.value
+    return None
+
+
+def has_star_arguments(call: nodes.Call) -> bool:
+    return any(isinstance(a, nodes.Starred) for a in call.args) or any(k.arg is None for k in call.keywords or ())
+
+
+def trigger_holds(trigger: operator_data.Trigger, call: nodes.Call) -> bool:
+    """Whether the call certainly meets the trigger (unknown values do not)."""
+    value = keyword(call, trigger.argument)
+    if value is None and trigger.position is not None:
+        if has_star_arguments(call):
+            return False
+        if len(call.args) > trigger.position:
+            value = call.args[trigger.position]
+    if not trigger.has_value:
+        return value is not None and not (isinstance(value, nodes.Const) and value.value is None)
+    if value is None:
+        return trigger.by_default and not has_star_arguments(call)
+    return isinstance(value, nodes.Const) and value.value == trigger.value and \
+        type(value.value) is type(trigger.value)
+
+
+def reached(api: operator_data.ApiFacts, call: nodes.Call) -> Tuple[Tuple[str, ...], Optional[nodes.NodeNG]]:
+    """(overloads this call reaches, the argument that selects them), ((), None) when none."""
+    out = _keyword_node(call, "out")
+    overloads, triggers = (api.out, api.out_when) if out is not None else (api.overloads, api.when)
+    if not overloads:
+        return (), None
+    selector = out if out is not None and not api.overloads else None  # out= is what selects them
+    if not triggers:
+        return overloads, selector
+    for trigger in triggers:
+        if trigger_holds(trigger, call):
+            node = _keyword_node(call, trigger.argument)
+            if node is None and trigger.position is not None and len(call.args) > trigger.position:
+                node = call.args[trigger.position]
+            return overloads, node if node is not None else selector
+    return (), None
+
+
+def _keyword_node(call: nodes.Call, name: str) -> Optional[nodes.Keyword]:
+    for item in call.keywords or ():
+        if item.arg == name:
+            return item
+    return None
+
+
+def single_value(name: nodes.Name) -> Optional[nodes.NodeNG]:
+    """The value of the one plain assignment to a local name in its scope, else None."""
+    try:
+        _scope, assignments = name.lookup(name.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return None
+    if len(assignments) != 1 or not isinstance(assignments[0], nodes.AssignName):
+        return None
+    statement = assignments[0].parent
+    if isinstance(statement, nodes.Assign) and len(statement.targets) == 1 and statement.targets[0] is assignments[0]:
+        return statement.value
+    if isinstance(statement, nodes.AnnAssign) and statement.target is assignments[0]:
+        return statement.value
+    return None
+
+
+_TO_DEVICE = frozenset({"to", "cuda", "npu", "cpu"})
+
+
+def explicitly_on_cpu(node: Optional[nodes.NodeNG], depth: int = 0) -> bool:
+    """`x.cpu()`, `x.to("cpu")`, and what is computed from them by method calls: the author moved
+    the computation to the CPU on purpose (the advice of the fallback rules)."""
+    if node is None or depth > 6:
+        return False
+    if isinstance(node, nodes.Name):
+        return explicitly_on_cpu(single_value(node), depth + 1)
+    if isinstance(node, nodes.Subscript):
+        return explicitly_on_cpu(node.value, depth + 1)
+    if not isinstance(node, nodes.Call) or not isinstance(node.func, nodes.Attribute):
+        return False
+    method = node.func.attrname
+    if method == "cpu":
+        return True
+    if method == "to":
+        target = keyword(node, "device") or (node.args[0] if node.args else None)
+        if isinstance(target, nodes.Const) and isinstance(target.value, str):
+            return target.value.split(":")[0] == "cpu"
+        if isinstance(target, nodes.Call) and target.args and isinstance(target.args[0], nodes.Const):
+            return str(target.args[0].value).split(":")[0] == "cpu"  # torch.device("cpu")
+        return False
+    if method in _TO_DEVICE or _qname_plain(node.func.expr):
+        return False
+    return explicitly_on_cpu(node.func.expr, depth + 1)
+
+
+def _qname_plain(node: nodes.NodeNG) -> bool:
+    return qualified_name(node) is not None
+
+
+def first_tensor(call: nodes.Call, method: bool) -> Optional[nodes.NodeNG]:
+    """The receiver of a method call, else the first argument (or `input=`)."""
+    if method:
+        return call.func.expr if isinstance(call.func, nodes.Attribute) else None
+    return keyword(call, "input") or (call.args[0] if call.args else None)
+
+
+@functools.lru_cache(maxsize=1)
+def _owned() -> Tuple[FrozenSet[str], Tuple[str, ...]]:
+    from ..rules_loader import shipped_rules
+
+    # The CUDA surface the NPU1xx/NPU4xx checks report with their own advice (torch.cuda, the
+    # cuDNN/CUDA backend flags, C++/CUDA extension builds), and every symbol rule's names.
+    symbols, prefixes = set(), ["torch.cuda.", "torch.backends.cuda.", "torch.backends.cudnn.",
+                                "torch.utils.cpp_extension."]
+    for rule in shipped_rules():
+        if rule.kind == "symbol":
+            symbols.update(rule.match.get("symbols", ()))
+            prefixes.extend(p.rstrip(".") + "." for p in rule.match.get("prefixes", ()))
+    return frozenset(symbols), tuple(prefixes)
+
+
+def owned_by_other_rules(name: str) -> bool:
+    """Names that a CUDA-surface rule (NPU1xx, NPU2xx, NPU4xx) already reports, with its own advice:
+    `torch.cuda.*`, `torch.backends.cudnn.*`, `torch.utils.cpp_extension.*` and the symbols of the
+    symbol rules (`torch.nn.DataParallel`, NPU140)."""
+    symbols, prefixes = _owned()
+    return name in symbols or name.startswith(prefixes)

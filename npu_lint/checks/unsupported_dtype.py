@@ -1,0 +1,201 @@
+"""checks: dtype_unsupported_by_operator (NPU304) and dtype_unsupported_on_npu (NPU305).
+
+NPU304: a call whose tensor argument is float64 or complex128 where Ascend's support list gives
+the operator an allowlist without it. The dtype must be written down: a literal (`dtype=
+torch.float64`, `.double()`, `.to(torch.float64)`, `torch.cuda.DoubleTensor(...)`) or a local name
+assigned once from one (`x = torch.randn(3).double(); x.lgamma()`).
+
+NPU305: dtypes the NPU does not support at all: the quantized dtypes of
+`torch_npu.unsupported_dtype` and uint64 (no arithmetic kernels).
+"""
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+from astroid import nodes
+
+from ..context import ModuleContext
+from ..names import qualified_name
+from ..operator_data import DTYPE_NAMES, chip_label
+from .base import Check
+from .operator_calls import (TENSOR, chip_of, keyword, last_parts, operators_for, release_of, resolve_call,
+                             resolve_chain, single_value, tensor_methods)
+
+TENSOR_PREFIX = "torch.Tensor."
+# Literals naming the checked dtypes.
+DTYPE_QNAMES = {
+    "torch.float64": "fp64", "torch.double": "fp64",
+    "torch.complex128": "complex128", "torch.cdouble": "complex128",
+}
+DTYPE_STRINGS = {"torch.DoubleTensor": "fp64", "torch.cuda.DoubleTensor": "fp64", "float64": "fp64",
+                 "double": "fp64", "complex128": "complex128"}
+CAST_METHODS = {"double": "fp64", "cdouble": "complex128"}
+DOUBLE_TENSOR_CLASSES = frozenset({"torch.DoubleTensor", "torch.cuda.DoubleTensor", "torch.npu.DoubleTensor"})
+# Methods whose result has the dtype of their receiver.
+SAME_DTYPE = frozenset({"view", "reshape", "contiguous", "clone", "t", "transpose", "permute", "squeeze",
+                        "unsqueeze", "flatten", "detach", "cuda", "npu", "cpu", "requires_grad_", "expand",
+                        "repeat", "to", "abs", "neg", "exp", "log", "sqrt", "sum", "mean"})
+MAX_DEPTH = 4
+# Casts, copies and moves: the cure for a float64 tensor, not a computation on it.
+CONVERSIONS = frozenset(TENSOR_PREFIX + name for name in (
+    "to", "type", "float", "half", "bfloat16", "double", "cdouble", "int", "long", "short", "bool", "byte",
+    "char", "cpu", "cuda", "npu", "numpy", "item", "tolist", "clone", "detach", "contiguous", "copy_",
+    "type_as", "element_size", "size", "dim", "numel"))
+
+
+def dtype_literal(node: Optional[nodes.NodeNG], depth: int = 0) -> Optional[str]:
+    """"fp64" / "complex128" for an expression that names that dtype, else None."""
+    if node is None or depth > MAX_DEPTH:
+        return None
+    if isinstance(node, nodes.Const) and isinstance(node.value, str):
+        return DTYPE_STRINGS.get(node.value)
+    if isinstance(node, (nodes.Attribute, nodes.Name)):
+        qname = qualified_name(node)
+        if qname in DTYPE_QNAMES:
+            return DTYPE_QNAMES[qname]
+        if qname in DOUBLE_TENSOR_CLASSES:
+            return "fp64"
+        if isinstance(node, nodes.Name):
+            return dtype_literal(single_value(node), depth + 1)
+    return None
+
+
+def tensor_dtype(node: Optional[nodes.NodeNG], depth: int = 0) -> Optional[str]:
+    """The checked dtype of a tensor expression, when it is written down; else None."""
+    if node is None or depth > MAX_DEPTH:
+        return None
+    if isinstance(node, nodes.Subscript):
+        return tensor_dtype(node.value, depth + 1)
+    if isinstance(node, nodes.Name):
+        return tensor_dtype(single_value(node), depth + 1)
+    if not isinstance(node, nodes.Call):
+        return None
+    if keyword(node, "dtype") is not None:
+        return dtype_literal(keyword(node, "dtype"))
+    func = node.func
+    if qualified_name(func) in DOUBLE_TENSOR_CLASSES:
+        return "fp64"
+    if not isinstance(func, nodes.Attribute) or qualified_name(func.expr) is not None:
+        return None  # torch.x(...) without dtype=: not written down
+    if func.attrname in CAST_METHODS and not node.args:
+        return CAST_METHODS[func.attrname]
+    if func.attrname in ("to", "type") and node.args:
+        cast = dtype_literal(node.args[0])
+        if cast or _names_torch_attribute(node.args[0]):
+            return cast  # a cast to another dtype ends the trail
+    if func.attrname in SAME_DTYPE:
+        return tensor_dtype(func.expr, depth + 1)
+    return None
+
+
+def _names_torch_attribute(node: nodes.NodeNG) -> bool:
+    """`torch.float32` and the like (a dtype, not a device)."""
+    qname = qualified_name(node) if isinstance(node, (nodes.Attribute, nodes.Name)) else None
+    return bool(qname) and qname.startswith("torch.") and qname != "torch.device"
+
+
+def _argument(call: nodes.Call, argument: str, method: bool) -> Optional[nodes.NodeNG]:
+    if method and argument == "self":
+        return call.func.expr if isinstance(call.func, nodes.Attribute) else None
+    value = keyword(call, argument)
+    if value is None and not method and argument in ("input", "self") and call.args:
+        value = call.args[0]
+    return value
+
+
+def _cast_advice(dtype: str, allowed: Optional[Tuple[str, ...]]) -> str:
+    if dtype == "fp64" and (allowed is None or "fp32" in allowed):
+        return "cast to float32 first (`.float()`), or keep this computation on the CPU"
+    if dtype == "complex128" and (allowed is None or "complex64" in allowed):
+        return "cast to complex64 first (`.to(torch.complex64)`), or keep this computation on the CPU"
+    return "cast to a supported dtype first, or keep this computation on the CPU"
+
+
+def _allowed_text(allowed: Optional[Tuple[str, ...]]) -> str:
+    if allowed is None:
+        return ""
+    return " (it supports " + ", ".join(DTYPE_NAMES.get(d, d) for d in allowed) + ")"
+
+
+class DtypeUnsupportedByOperator(Check):
+    node_types = (nodes.Call,)
+
+    def __init__(self, rule, settings):
+        super().__init__(rule, settings)
+        self.release = release_of(settings)
+        self.chip = chip_of(settings)
+        data = operators_for(settings)
+        self.list_version = data.ascend_version
+        self.table = {name: facts for name, facts in data.ascend.items()
+                      if (facts.arguments(self.chip) or facts.denied.get(self.chip)) and name not in CONVERSIONS}
+        self.names = last_parts(self.table)
+        self.methods = tensor_methods(self.table)
+
+    def triggers(self) -> frozenset[str]:
+        return frozenset({"float64", "double", "complex128", "DoubleTensor"})
+
+    def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
+        if not self._writes_down_a_checked_dtype(node):
+            return  # cheap syntax first: inference only for calls that could fire
+        found = resolve_call(node, ctx, self.names, self.methods)
+        if found is None or found[0] not in self.table:
+            return
+        api = found[0]
+        facts = self.table[api]
+        method = api.startswith(TENSOR)
+        first = "self" if method else "input"
+        compute = dtype_literal(keyword(node, "dtype"))
+        arguments = facts.arguments(self.chip) or (first,)
+        for argument in arguments:
+            if argument == "dtype":
+                dtype, expression = compute, keyword(node, "dtype")
+            else:
+                expression = _argument(node, argument, method)
+                dtype = tensor_dtype(expression)
+                if dtype is None and argument in ("self", "input") and compute:
+                    dtype, expression = compute, keyword(node, "dtype")
+            if dtype is None or not facts.rejects(self.chip, argument, dtype):
+                continue
+            allowed = facts.allowed(self.chip, argument)
+            ctx.report(self.rule, node, confidence=found[1], api=api, argument=argument,
+                       dtype=DTYPE_NAMES[dtype], expression=ctx.node_text(expression)[:40],
+                       chip=chip_label(self.chip), list_version=self.list_version, release=self.release,
+                       allowed=_allowed_text(allowed), workaround=_cast_advice(dtype, allowed))
+            return
+
+
+    @staticmethod
+    def _writes_down_a_checked_dtype(node: nodes.Call) -> bool:
+        candidates = [keyword(node, "dtype"), *node.args[:1], *(k.value for k in node.keywords or ())]
+        if isinstance(node.func, nodes.Attribute):
+            candidates.append(node.func.expr)
+        return any(dtype_literal(c) or tensor_dtype(c) for c in candidates if c is not None)
+
+
+class DtypeUnsupportedOnNpu(Check):
+    node_types = (nodes.Attribute, nodes.Name)
+
+    def __init__(self, rule, settings):
+        super().__init__(rule, settings)
+        self.release = release_of(settings)
+        data = operators_for(settings)
+        self.reasons = {f"torch.{d}": "a quantized dtype that torch_npu lists as unsupported on the NPU "
+                                      "(`torch_npu.unsupported_dtype`)"
+                        for d in data.unsupported_dtypes}
+        self.reasons.update({f"torch.{d}": "a dtype without arithmetic kernels on the NPU"
+                             for d in data.no_arithmetic_dtypes})
+        self.advice = {f"torch.{d}": "keep tensors of this dtype on the CPU (the eager quantized kernels "
+                                     "of torch.ao are CPU kernels)"
+                       for d in data.unsupported_dtypes}
+        self.advice.update({f"torch.{d}": "use int64 on the NPU" for d in data.no_arithmetic_dtypes})
+        self.names = last_parts(self.reasons)
+
+    def triggers(self) -> frozenset[str]:
+        return self.names
+
+    def visit(self, node, ctx: ModuleContext) -> None:
+        found = resolve_chain(node, ctx, self.names, frozenset())
+        if found is None or found[0] not in self.reasons:
+            return
+        ctx.report(self.rule, node, confidence=found[1], dtype=found[0], reason=self.reasons[found[0]],
+                   release=self.release, workaround=self.advice[found[0]])
