@@ -20,6 +20,7 @@ class NpuLintFlake8:
     _overrides: dict = {}
 
     def __init__(self, tree, lines: list[str], filename: str):
+        self.tree = tree  # flake8 parsed it already: the engine builds astroid from it
         self.lines = lines
         self.filename = filename
 
@@ -61,7 +62,7 @@ class NpuLintFlake8:
         if not engine.could_fire(text):
             return
         try:
-            result = engine.check_text(text, self.filename)
+            result = engine.check_text(text, self.filename, tree=self.tree)
         except Exception as exc:  # never a traceback in the user's flake8 run
             yield 1, 0, f"{INTERNAL_ERROR} npu-lint internal error: {type(exc).__name__}: {exc}", type(self)
             return
