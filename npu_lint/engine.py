@@ -83,6 +83,18 @@ class Engine:
             return bool(self.triggers or self.string_triggers)
         return any(word in text for word in self.text_triggers)
 
+    def worth_checking(self, text: str) -> bool:
+        """Both cheap stages, for front ends that hold an astroid module already (pylint)."""
+        if not self.could_fire(text):
+            return False
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text + "\n")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return True  # let the astroid side say what is wrong
+        return tree_could_fire(tree, self.triggers, self.string_triggers)
+
     def check_text(self, text: str, path: str = "<string>", tree: ast.Module | None = None) -> CheckResult:
         """Check source text; `tree` is Python's ast of it when the caller has one (flake8)."""
         if not self.could_fire(text):

@@ -73,7 +73,7 @@ def results_for(linter, node: nodes.Module) -> CheckResult:
         try:
             text = _module_text(node)
             engine = _engine_for(linter, node.file or "")
-            if text is None or not engine.could_fire(text):
+            if text is None or not engine.worth_checking(text):
                 _results[node] = CheckResult([], [])
             else:
                 _results[node] = engine.check_module(node, text, node.file or "")
