@@ -20,6 +20,19 @@ class ModuleContext:
         self.findings: list[Finding] = []
         self.scratch: dict = {}  # per-module state of checks, keyed by check
 
+    def torch_npu_import_edits(self) -> tuple[Edit, ...]:
+        """The edit that adds `import torch_npu`, or none when the module has it (cached)."""
+        if "torch_npu_import" not in self.scratch:
+            from .torch_npu_import import imports_torch_npu, insertion_edit, last_torch_import
+
+            edits: tuple[Edit, ...] = ()
+            stmt = None if imports_torch_npu(self.module) else last_torch_import(self.module)
+            if stmt is not None:
+                line = self.index.line(stmt.end_lineno or stmt.lineno)
+                edits = (insertion_edit(stmt, line, "\r\n" if line.endswith("\r\n") else "\n"),)
+            self.scratch["torch_npu_import"] = edits
+        return self.scratch["torch_npu_import"]
+
     # -- positions -------------------------------------------------------
     def start(self, node: nodes.NodeNG) -> Position:
         return Position(node.lineno, self.index.char_column(node.lineno, node.col_offset))
@@ -53,6 +66,10 @@ class ModuleContext:
                 level = Applicability.DISPLAY_ONLY
             elif applicability is not None and _RANK[applicability] > _RANK[level]:
                 level = applicability
+            if rule.device_use and edits:
+                # The fix writes an NPU name: a fix applied alone (an editor's quick
+                # fix) must bring `import torch_npu` along; identical edits apply once.
+                edits = tuple(edits) + self.torch_npu_import_edits()
             fix = Fix(level, rule.format_fix_message(**fields), tuple(edits))
         self.findings.append(
             Finding(

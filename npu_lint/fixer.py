@@ -110,11 +110,10 @@ def _change(text: str, finding: Finding) -> Change:
 
 class Fixer:
     def __init__(self, settings: Settings = Settings(), unsafe: bool = False, rules=None):
+        # A fix that writes an NPU name carries the `import torch_npu` edit itself
+        # (see ModuleContext.report), whether or not NPU120 is selected.
         self.engine = Engine(settings, rules)
         self.unsafe = unsafe
-        # Once a fix writes an NPU name, `import torch_npu` must follow, whether
-        # or not NPU120 was selected.
-        self.import_engine = Engine(Settings(select=("NPU120",)))
 
     def fix_text(self, text: str, path: str = "<string>") -> FixOutcome:
         fixed: list[Finding] = []
@@ -136,8 +135,6 @@ class Fixer:
             changes.extend(_change(text, finding) for finding in applied)
             text = new_text
             fixed.extend(applied)
-        if fixed:
-            text = self._add_torch_npu_import(text, path)
         remaining, problems = lint_text(self.engine, text, path)
         return FixOutcome(text, fixed, remaining, problems + skipped, changes)
 
@@ -151,9 +148,3 @@ class Fixer:
         if good:
             return apply_edits(text, list(good[0].fix.edits)), good[:1], failed
         return text, [], failed
-
-    def _add_torch_npu_import(self, text: str, path: str) -> str:
-        result = self.import_engine.check_text(text, path)
-        edits = [e for f in result.findings if f.fix for e in f.fix.edits]
-        candidate = apply_edits(text, edits) if edits else text
-        return candidate if _parses(candidate) else text

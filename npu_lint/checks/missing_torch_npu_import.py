@@ -12,7 +12,7 @@ from astroid import nodes
 
 from ..context import ModuleContext
 from ..rules_loader import shipped_rules
-from ..torch_npu_import import imports_torch_npu, insertion_edit, last_torch_import
+from ..torch_npu_import import imports_torch_npu, last_torch_import
 from .base import Check
 
 _NPU_DEVICE = re.compile(r"^npu(:\d+)?$")
@@ -46,6 +46,4 @@ class MissingTorchNpuImport(Check):
         stmt = last_torch_import(ctx.module)
         if stmt is None:
             return
-        line = ctx.index.line(stmt.end_lineno or stmt.lineno)
-        newline = "\r\n" if line.endswith("\r\n") else "\n"
-        ctx.report(self.rule, stmt, edits=(insertion_edit(stmt, line, newline),))
+        ctx.report(self.rule, stmt, edits=ctx.torch_npu_import_edits())
