@@ -38,13 +38,20 @@ def lint_bytes(engine: Engine, data: bytes, path: str) -> FileResult:
     return FileResult(path, findings, problems, source)
 
 
-def lint_path(engine: Engine, path: str) -> FileResult:
+def read_path(path: str) -> bytes | FileResult:
+    """The file's bytes, or the result saying why it cannot be read."""
     try:
         size = os.path.getsize(path)
         if size > MAX_FILE_BYTES:
             return FileResult(path, [], [Problem("unreadable", f"file is larger than {MAX_FILE_BYTES // 2**20} MB; skipped")])
         with open(path, "rb") as handle:
-            data = handle.read()
+            return handle.read()
     except OSError as exc:
         return FileResult(path, [], [Problem("unreadable", f"cannot read: {exc.strerror or exc}")])
+
+
+def lint_path(engine: Engine, path: str) -> FileResult:
+    data = read_path(path)
+    if isinstance(data, FileResult):
+        return data
     return lint_bytes(engine, data, path)

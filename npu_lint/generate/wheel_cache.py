@@ -11,10 +11,15 @@ from typing import Optional, Sequence
 CACHE_ENV = "NPU_LINT_CACHE"
 
 
+def cache_root() -> Path:
+    """`$NPU_LINT_CACHE` if set, else `~/.cache/npu-lint`: the root of every download cache."""
+    configured = os.environ.get(CACHE_ENV)
+    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "npu-lint"
+
+
 def cache_dir() -> Path:
     """`$NPU_LINT_CACHE` if set, else `~/.cache/npu-lint/wheels`."""
-    configured = os.environ.get(CACHE_ENV)
-    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "npu-lint" / "wheels"
+    return cache_root() if os.environ.get(CACHE_ENV) else cache_root() / "wheels"
 
 
 def sha256_of(path: Path) -> str:

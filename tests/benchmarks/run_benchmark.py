@@ -1,0 +1,377 @@
+#!/usr/bin/env python3
+"""Benchmark of GitHub issue 7: lint a large PyTorch codebase at close to the cost of parsing it.
+
+Not a test (pytest collects no file here).  Run from a checkout with npu-lint installed:
+
+    python tests/benchmarks/run_benchmark.py [--runs 3] [--subset examples|all|N] [--json PATH]
+
+It fetches the real code of DESIGN.md section 7 once into the cache (tests/realcode.py), then
+measures each command as a child process (wall time, CPU time of the child and its children, peak
+memory) and prints the ratios against the targets of the issue; see docs/performance.md.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from importlib.metadata import version
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # tests/: the shared real-code module
+
+import realcode  # noqa: E402  (needs the path above)
+
+TOOLS = ("flake8", "pylint", "astroid")  # installed in the plain environment, same versions as here
+
+FLOOR = r"""
+import ast, sys, warnings
+warnings.simplefilter("ignore")
+with open(sys.argv[1], encoding="utf-8") as listing:
+    paths = listing.read().splitlines()
+for path in paths:
+    with open(path, "rb") as handle:
+        data = handle.read()
+    try:
+        ast.parse(data, path)
+    except (SyntaxError, ValueError):
+        pass
+"""
+
+# (name, measured, baseline, target, "max" when measured/baseline must stay below, "min" above)
+TARGETS = (
+    ("npu-lint check --jobs 1 / ast.parse floor", "check_j1", "floor", 1.5, "max"),
+    ("flake8 --select=NPU / plain flake8 --select=E9", "flake8_npu", "flake8_plain", 2.0, "max"),
+    ("pylint + --load-plugins npu_lint / pylint", "pylint_plugin", "pylint_default", 1.10, "max"),
+    ("second run (cache) / first run", "check_cached", "check_first", 0.10, "max"),
+    ("speed-up of --jobs 2 over --jobs 1", "check_j1", "check_j2", 1.7, "min"),
+)
+MEMORY_TARGET_MB = 400
+
+
+# -- the machine --------------------------------------------------------------
+
+def machine() -> dict:
+    info = {"nproc": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}
+    if hasattr(os, "sched_getaffinity"):
+        info["nproc"] = len(os.sched_getaffinity(0))
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                info["cpu"] = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                info["memory_gb"] = round(int(line.split()[1]) / 2**20, 1)
+    except OSError:
+        pass
+    info["versions"] = {name: version(name) for name in ("npu-lint", *TOOLS)}
+    return info
+
+
+def machine_busy() -> float | None:
+    """CPU seconds the whole machine has been busy (Linux /proc/stat: every container on it)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as handle:
+            fields = [int(x) for x in handle.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")  # less idle and iowait
+
+
+def load() -> list[float]:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return []
+
+
+# -- measuring a child process ------------------------------------------------
+
+def _tree_rss_kb(root: int) -> int:
+    """Resident memory of a process and its descendants now (Linux /proc; 0 elsewhere)."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return 0
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+            parents[int(entry)] = int(fields[1])
+            rss[int(entry)] = int(fields[21]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+        except (OSError, IndexError, ValueError):
+            continue
+    members, changed = {root}, True
+    while changed:
+        changed = False
+        for pid, parent in parents.items():
+            if parent in members and pid not in members:
+                members.add(pid)
+                changed = True
+    return sum(rss.get(pid, 0) for pid in members)
+
+
+def measure(command: list[str], cwd: Path, output: Path, sample_tree: bool = False) -> dict:
+    """Run a command; wall and CPU seconds (the child and its reaped children), peak RSS in MB."""
+    with open(output, "wb") as stdout, open(output.with_suffix(".err"), "wb") as stderr:
+        busy = machine_busy()
+        start = time.perf_counter()
+        process = subprocess.Popen(command, cwd=cwd, stdout=stdout, stderr=stderr)
+        peak_tree = [0]
+        done = threading.Event()
+
+        def sample() -> None:
+            while not done.wait(0.2):
+                peak_tree[0] = max(peak_tree[0], _tree_rss_kb(process.pid))
+
+        sampler = threading.Thread(target=sample, daemon=True) if sample_tree else None
+        if sampler:
+            sampler.start()
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        busy_after = machine_busy()
+        done.set()
+        if sampler:
+            sampler.join()
+        process.returncode = os.waitstatus_to_exitcode(status)
+    per_mb = 2**20 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KB on Linux
+    result = {
+        "wall": round(wall, 3), "cpu": round(usage.ru_utime + usage.ru_stime, 3),
+        "max_rss_mb": round(usage.ru_maxrss / per_mb, 1),
+        "status": process.returncode,
+    }
+    if busy is not None and busy_after is not None:  # CPU that others took from the machine meanwhile
+        result["others_cpu"] = round(max(busy_after - busy - result["cpu"], 0.0), 2)
+    if sample_tree:
+        result["tree_rss_mb"] = round(peak_tree[0] / 1024, 1)
+    return result
+
+
+def median_of(runs: list[dict]) -> dict:
+    out = {key: round(statistics.median(r[key] for r in runs), 3) for key in ("wall", "cpu")}
+    out["min_wall"] = min(r["wall"] for r in runs)
+    if all("others_cpu" in r for r in runs):
+        out["others_cpu"] = round(statistics.median(r["others_cpu"] for r in runs), 2)
+    out["max_rss_mb"] = max(r["max_rss_mb"] for r in runs)
+    if all("tree_rss_mb" in r for r in runs):
+        out["tree_rss_mb"] = max(r["tree_rss_mb"] for r in runs)
+    out["status"] = sorted({r["status"] for r in runs})
+    out["runs"] = runs
+    return out
+
+
+# -- the plain environment (flake8 and pylint, no npu-lint) ----------------------
+
+def plain_python(folder: Path) -> Path:
+    """A venv with this environment's flake8, pylint and astroid versions, and no npu-lint."""
+    pins = [f"{name}=={version(name)}" for name in TOOLS]
+    python = folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    marker = folder / "pins.txt"
+    if python.exists() and marker.exists() and marker.read_text().split() == pins:
+        return python
+    shutil.rmtree(folder, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", *pins], check=True)
+    marker.write_text("\n".join(pins) + "\n")
+    return python
+
+
+# -- which files reach astroid ------------------------------------------------
+
+def astroid_fraction(files: list[Path]) -> dict:
+    """How many files (and bytes) pass each cheap stage before astroid: the engine's trigger-word
+    text scan, then its ast prefilter (npu_lint.prefilter, when the engine has one); and which
+    trigger words alone let the most files through."""
+    import ast
+    import warnings
+
+    from npu_lint.engine import Engine
+    from npu_lint.source import SourceError, decode_source
+
+    try:
+        from npu_lint.prefilter import tree_could_fire, words_in_tree
+    except ImportError:  # an engine without the ast stage
+        tree_could_fire = words_in_tree = None
+    engine = Engine()
+    triggers = engine.triggers
+    counts = {"files": 0, "bytes": 0, "triggers": len(triggers), "text_scan": 0, "text_scan_bytes": 0,
+              "ast_prefilter": 0, "ast_prefilter_bytes": 0}
+    only_by: dict[str, int] = {}
+    for path in files:
+        try:
+            data = path.read_bytes()
+            text = decode_source(data).text
+        except (OSError, SourceError):
+            continue
+        counts["files"] += 1
+        counts["bytes"] += len(data)
+        if not engine.could_fire(text):
+            continue
+        counts["text_scan"] += 1
+        counts["text_scan_bytes"] += len(data)
+        if tree_could_fire is None:
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        if tree_could_fire(tree, triggers):
+            counts["ast_prefilter"] += 1
+            counts["ast_prefilter_bytes"] += len(data)
+            identifiers, strings = words_in_tree(tree)
+            words = (identifiers & triggers) | {w for w in triggers if w in strings}
+            if len(words) == 1:
+                word = next(iter(words))
+                only_by[word] = only_by.get(word, 0) + 1
+    counts["reaching_astroid"] = counts["ast_prefilter"] if tree_could_fire else counts["text_scan"]
+    counts["let_through_by_one_trigger_only"] = dict(sorted(only_by.items(), key=lambda kv: -kv[1])[:15])
+    return counts
+
+
+# -- the benchmark -------------------------------------------------------------
+
+def pylint_files(files: list[Path], roots: list[Path], subset: str) -> tuple[list[Path], str]:
+    if subset == "all":
+        return files, f"all {len(files)} files"
+    if subset == "examples":
+        examples = [root for root in roots if root.parts[-2:] == ("transformers-4.18.0", "examples")]
+        chosen = [f for f in files if examples and examples[0] in f.parents]
+        return chosen, f"transformers 4.18.0 examples/ ({len(chosen)} files)"
+    count = int(subset)
+    step = max(1, len(files) // count)
+    chosen = files[::step][:count]
+    return chosen, f"{len(chosen)} files, every {step}th of the whole set"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs of each command; the table shows medians (default 3)")
+    parser.add_argument("--subset", default="examples",
+                        help="files pylint is run on: examples (transformers' examples/, default), all, or a "
+                             "number N of files spread over the whole set")
+    parser.add_argument("--json", type=Path, help="where to write the results (default: in the cache folder)")
+    parser.add_argument("--plain-python", type=Path,
+                        help="python of an environment with flake8 and pylint but without npu-lint "
+                             "(default: made once in the cache folder)")
+    parser.add_argument("--skip", default="", help="comma-separated parts to leave out: floor,check,jobs,cache,flake8,pylint")
+    args = parser.parse_args(argv)
+    skip = set(filter(None, args.skip.split(",")))
+
+    roots = realcode.real_code_roots()
+    files = realcode.python_files(roots)
+    work = realcode.realcode_dir().parent / "benchmark"
+    work.mkdir(parents=True, exist_ok=True)
+    listing = work / "files.txt"
+    listing.write_text("\n".join(map(str, files)) + "\n", encoding="utf-8")
+    plain = args.plain_python or plain_python(realcode.realcode_dir().parent / "bench-plain-venv")
+    empty_rc = work / "empty.pylintrc"
+    empty_rc.write_text("")
+    subset, subset_label = pylint_files(files, roots, args.subset)
+    dev = sys.executable
+    roots_args = [str(r) for r in roots]
+    jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+    commands: dict[str, tuple[list[str], bool]] = {}  # name -> (command, sample the process tree)
+    if "floor" not in skip:
+        commands["floor"] = ([dev, "-c", FLOOR, str(listing)], False)
+    if "check" not in skip:
+        commands["check_j1"] = ([dev, "-m", "npu_lint", "check", "--no-cache", "--jobs", "1", "--format", "json", *roots_args], False)
+    if "jobs" not in skip:
+        commands["check_j2"] = ([dev, "-m", "npu_lint", "check", "--no-cache", "--jobs", "2", "--format", "json", *roots_args], True)
+        if jobs != 2:
+            commands["check_default_jobs"] = ([dev, "-m", "npu_lint", "check", "--no-cache", "--format", "json", *roots_args], True)
+    if "flake8" not in skip:
+        commands["flake8_plain"] = ([str(plain), "-m", "flake8", "--isolated", "-j1", "--select=E9", *roots_args], False)
+        commands["flake8_npu"] = ([dev, "-m", "flake8", "--isolated", "-j1", "--select=NPU", *roots_args], False)
+    if "pylint" not in skip:
+        base = ["-m", "pylint", "-j1", f"--rcfile={empty_rc}", "--persistent=n", "--score=n", "--reports=n"]
+        commands["pylint_default"] = ([dev, *base, *map(str, subset)], False)
+        commands["pylint_plugin"] = ([dev, *base, "--load-plugins=npu_lint", *map(str, subset)], False)
+
+    results: dict[str, list[dict]] = {name: [] for name in commands}
+    if "cache" not in skip:
+        results["check_first"], results["check_cached"] = [], []
+    started = {"time": datetime.datetime.now().isoformat(timespec="seconds"), "load": load()}
+    for run in range(args.runs):
+        for name, (command, tree) in commands.items():  # interleaved, so that load drifts hit all alike
+            results[name].append(measure(command, work, work / f"{name}.out", sample_tree=tree))
+            print(f"run {run + 1}/{args.runs} {name}: {results[name][-1]}", file=sys.stderr, flush=True)
+        if "cache" not in skip:
+            cache_dir = Path(tempfile.mkdtemp(prefix="npu-lint-bench-cache-"))
+            try:
+                command = [dev, "-m", "npu_lint", "check", "--cache-dir", str(cache_dir), "--format", "json", *roots_args]
+                for name in ("check_first", "check_cached"):
+                    results[name].append(measure(command, work, work / f"{name}.out", sample_tree=True))
+                    print(f"run {run + 1}/{args.runs} {name}: {results[name][-1]}", file=sys.stderr, flush=True)
+            finally:
+                shutil.rmtree(cache_dir, ignore_errors=True)
+
+    medians = {name: median_of(runs) for name, runs in results.items() if runs}
+    ratios = []
+    for label, measured, baseline, target, kind in TARGETS:
+        if measured in medians and baseline in medians:
+            value = medians[measured]["wall"] / medians[baseline]["wall"]
+            cpu_value = medians[measured]["cpu"] / medians[baseline]["cpu"]
+            ok = value <= target if kind == "max" else value >= target
+            ratios.append({"name": label, "ratio": round(value, 3), "cpu_ratio": round(cpu_value, 3),
+                           "target": f"{'<=' if kind == 'max' else '>='} {target}", "met": ok})
+    memory = {name: medians[name].get("tree_rss_mb", medians[name]["max_rss_mb"]) for name in medians
+              if name.startswith("check")}
+    report = {
+        "machine": machine(), "started": started, "finished": {"load": load()},
+        "files": len(files), "bytes": sum(f.stat().st_size for f in files),
+        "roots": [str(Path(*r.parts[-2:])) if r.name in ("examples", "src") else r.name for r in roots],
+        "pylint_subset": subset_label, "runs": args.runs, "medians": medians, "ratios": ratios,
+        "memory_mb": memory, "memory_target_mb": MEMORY_TARGET_MB,
+        "astroid_fraction": astroid_fraction(files),
+    }
+    target = args.json or work / "benchmark.json"
+    target.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(table(report))
+    print(f"\nJSON: {target}")
+    return 0
+
+
+def table(report: dict) -> str:
+    lines = [f"{report['files']} files, {report['bytes'] / 1e6:.1f} MB ({', '.join(report['roots'])}); "
+             f"pylint on {report['pylint_subset']}; median of {report['runs']} runs; "
+             f"load {report['started']['load']} -> {report['finished']['load']}", "",
+             "| command | wall s | CPU s | peak RSS MB | others' CPU s |", "| --- | ---: | ---: | ---: | ---: |"]
+    for name, m in report["medians"].items():
+        rss = f"{m['max_rss_mb']:.0f}" + (f" (all processes {m['tree_rss_mb']:.0f})" if "tree_rss_mb" in m else "")
+        lines.append(f"| {name} | {m['wall']:.2f} | {m['cpu']:.2f} | {rss} | {m.get('others_cpu', '')} |")
+    lines += ["", "| ratio (wall) | measured | CPU | target | met |", "| --- | ---: | ---: | --- | --- |"]
+    for r in report["ratios"]:
+        lines.append(f"| {r['name']} | {r['ratio']:.2f} | {r['cpu_ratio']:.2f} | {r['target']} | {'yes' if r['met'] else 'no'} |")
+    if "check_j1" in report["medians"]:
+        peak = report["medians"]["check_j1"]["max_rss_mb"]
+        lines.append(f"| peak memory of npu-lint check --jobs 1 (MB) | {peak:.0f} | | <= {report['memory_target_mb']} | "
+                     f"{'yes' if peak <= report['memory_target_mb'] else 'no'} |")
+    f = report["astroid_fraction"]
+    share = lambda part, whole: f"{part / max(whole, 1):.0%}"  # noqa: E731
+    lines += ["", f"{f['triggers']} trigger words; files passing the text scan: {f['text_scan']} of {f['files']} "
+              f"({share(f['text_scan'], f['files'])} of files, {share(f['text_scan_bytes'], f['bytes'])} of bytes); "
+              f"passing the ast prefilter too, so reaching astroid: {f['reaching_astroid']} "
+              f"({share(f['reaching_astroid'], f['files'])} of files, {share(f['ast_prefilter_bytes'], f['bytes'])} of bytes)",
+              f"let through by a single trigger word: {f['let_through_by_one_trigger_only']}"]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,267 @@
+"""`--jobs N` gives the output of `--jobs 1`; the result cache gives the output of a fresh run."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, fixture_files, run_tool
+from npu_lint import cli, parallel, result_cache, rules_location
+
+SNIPPETS = (
+    "import torch\nx = torch.randn(3)\ny = x.cuda()\n",
+    "import torch\ntorch.cuda.synchronize()\nprint(torch.cuda.device_count())\n",
+    "import torch\ndevice = torch.device('cuda:0')\n",
+    "import torch.nn as nn\nmodel = nn.DataParallel(nn.Linear(2, 2))\n",
+    "import torch.distributed as dist\ndist.init_process_group(backend='nccl')\n",
+    "from torch.cuda import amp\nscaler = amp.GradScaler()\n",
+    "import torch\ntorch.backends.cudnn.benchmark = True\n",
+    "import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n",
+    "def plain(a, b):\n    return a + b  # no trigger word here\n",
+    "import torch\nev = torch.cuda.Event()\nev.record()  # noqa: NPU101\n",
+)
+
+
+def _generated_tree(root: Path, count: int = 20) -> Path:
+    """count files mixing the snippets, plus a syntax error and an undecodable file."""
+    root.mkdir(parents=True, exist_ok=True)
+    for number in range(count):
+        parts = [SNIPPETS[(number + k) % len(SNIPPETS)] for k in range(1 + number % 4)]
+        folder = root / f"pkg{number % 3}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"mod_{number:02d}.py").write_text("\n".join(parts), encoding="utf-8")
+    (root / "broken.py").write_text("import torch\nx.cuda(\n", encoding="utf-8")
+    (root / "latin.py").write_bytes(b"# coding: ascii\nx = '\xe9'.cuda()\n")
+    return root
+
+
+def _check(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return run_tool("npu_lint", "check", *args, cwd=cwd)
+
+
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_jobs_2_prints_what_jobs_1_prints_on_the_fixtures(tmp_path, output):
+    files = [str(p) for p in fixture_files()]
+    one = _check("--no-cache", "--jobs", "1", "--format", output, *files, cwd=tmp_path)
+    two = _check("--no-cache", "--jobs", "2", "--format", output, *files, cwd=tmp_path)
+    assert one.returncode == two.returncode == 1, one.stderr + two.stderr
+    assert one.stdout and one.stdout == two.stdout
+    assert one.stderr == two.stderr
+
+
+def test_jobs_2_prints_what_jobs_1_prints_on_generated_files(tmp_path):
+    tree = _generated_tree(tmp_path / "tree")
+    one = _check("--no-cache", "--jobs", "1", str(tree), cwd=tmp_path)
+    two = _check("--no-cache", "--jobs", "2", str(tree), cwd=tmp_path)
+    assert one.returncode == two.returncode == 1
+    assert one.stdout == two.stdout
+    assert "syntax-error" in one.stdout and "unreadable" in one.stdout
+    json_one = _check("--no-cache", "--jobs", "1", "--format", "json", str(tree), cwd=tmp_path)
+    json_three = _check("--no-cache", "--jobs", "3", "--format", "json", str(tree), cwd=tmp_path)
+    assert json_one.stdout == json_three.stdout and len(json.loads(json_one.stdout)) > 40
+    assert json_one.stderr == json_three.stderr
+
+
+def test_the_pool_is_used_and_keeps_file_order(tmp_path, monkeypatch):
+    tree = _generated_tree(tmp_path / "tree")
+    paths = sorted(str(p) for p in tree.rglob("*.py"))
+    used = []
+    real = parallel._run_pool
+    monkeypatch.setattr(parallel, "_run_pool", lambda *a, **k: used.append(1) or real(*a, **k))
+    settings = cli.load_settings(str(tree))
+    pooled = parallel.check_files(paths, settings, jobs=2)
+    inline = parallel.check_files(paths, settings, jobs=1)
+    assert used == [1]
+    assert [r.path for r in pooled] == paths
+    assert [(r.findings, r.problems) for r in pooled] == [(r.findings, r.problems) for r in inline]
+
+
+def test_fix_jobs_2_writes_what_jobs_1_writes(tmp_path):
+    for jobs in ("1", "2"):
+        tree = tmp_path / f"j{jobs}"
+        tree.mkdir()
+        for path in fixture_files():
+            shutil.copy(path, tree / path.name)
+        proc = run_tool("npu_lint", "fix", "--unsafe-fixes", "--jobs", jobs, str(tree), cwd=tree)
+        assert proc.returncode in (0, 1), proc.stderr
+    assert {p.name: p.read_bytes() for p in (tmp_path / "j1").glob("*.py")} == \
+           {p.name: p.read_bytes() for p in (tmp_path / "j2").glob("*.py")}
+
+
+# -- the cache, in this process so that misses can be counted ---------------
+
+class _InProcess:
+    """`npu-lint check --jobs 1 ...` in this process: (exit status, stdout); `linted` names the files checked."""
+
+    def __init__(self):
+        self.linted: list[str] = []
+
+    def __call__(self, *args: str) -> tuple[int, str]:
+        self.linted.clear()
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            code = cli.main(["check", "--jobs", "1", *args])
+        return code, buffer.getvalue()
+
+
+@pytest.fixture()
+def counted(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    result_cache.fingerprint.cache_clear()
+    runner = _InProcess()
+    real = parallel.lint_bytes
+
+    def spy(engine, data, path):
+        runner.linted.append(os.path.basename(path))
+        return real(engine, data, path)
+
+    monkeypatch.setattr(parallel, "lint_bytes", spy)
+    yield runner
+    result_cache.fingerprint.cache_clear()
+
+
+def test_second_run_answers_from_the_cache(tmp_path, counted):
+    tree = _generated_tree(tmp_path / "tree")
+    first = counted(str(tree))
+    assert len(counted.linted) == 22
+    cache = tmp_path / ".npu_lint_cache"
+    assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (cache / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    second = counted(str(tree))
+    assert second == first
+    # the unreadable file is never stored; everything else is
+    assert counted.linted == ["latin.py"]
+    json_first = counted("--format", "json", str(tree))
+    assert counted.linted == ["latin.py"]  # the format is not part of the key
+    assert json.loads(json_first[1])
+
+
+def test_a_changed_file_is_checked_again(tmp_path, counted):
+    tree = _generated_tree(tmp_path / "tree")
+    counted(str(tree))
+    target = tree / "pkg0" / "mod_00.py"
+    target.write_text(target.read_text() + "torch.cuda.empty_cache()\n", encoding="utf-8")
+    code, out = counted(str(tree))
+    assert sorted(counted.linted) == ["latin.py", "mod_00.py"]
+    assert code == 1 and "empty_cache" in out
+    assert counted(str(tree)) == (code, out)
+
+
+def test_other_settings_miss_the_cache(tmp_path, counted):
+    tree = _generated_tree(tmp_path / "tree")
+    default = counted(str(tree))
+    selected = counted("--select", "NPU101", str(tree))
+    assert len(counted.linted) == 22
+    assert selected != default
+    assert counted("--select", "NPU101", str(tree)) == selected and counted.linted == ["latin.py"]
+    (tmp_path / "tree" / "pyproject.toml").write_text('[tool.npu-lint]\nignore = ["NPU101"]\n', encoding="utf-8")
+    counted(str(tree))
+    assert len(counted.linted) == 22
+
+
+def test_changed_rule_data_misses_the_cache(tmp_path, counted, monkeypatch):
+    tree = _generated_tree(tmp_path / "tree")
+    first = counted(str(tree))
+    copied = tmp_path / "rules"
+    shutil.copytree(REPO / "rules", copied)
+    (copied / "cuda-api.yaml").write_text((copied / "cuda-api.yaml").read_text() + "\n# changed\n")
+    monkeypatch.setattr(rules_location, "rules_dir", lambda: copied)
+    result_cache.fingerprint.cache_clear()
+    assert counted(str(tree)) == first
+    assert len(counted.linted) == 22
+
+
+def test_another_version_misses_the_cache(tmp_path, counted, monkeypatch):
+    tree = _generated_tree(tmp_path / "tree")
+    first = counted(str(tree))
+    monkeypatch.setattr(result_cache, "__version__", "999.0")
+    result_cache.fingerprint.cache_clear()
+    assert counted(str(tree)) == first
+    assert len(counted.linted) == 22
+
+
+@pytest.mark.parametrize("damage", [
+    b"", b"{", b"not json at all", b"[]", b"null",
+    b'{"format": 1}',
+    "keep the header, spoil the findings",
+])
+def test_a_corrupt_entry_is_a_miss(tmp_path, counted, damage):
+    tree = _generated_tree(tmp_path / "tree")
+    first = counted(str(tree))
+    entries = sorted((tmp_path / ".npu_lint_cache" / "results").rglob("*.json"))
+    assert len(entries) == 21
+    for entry in entries:
+        if isinstance(damage, str):
+            data = json.loads(entry.read_text(encoding="utf-8"))
+            data["findings"] = [{"code": 1}] if data["findings"] else "x"
+            entry.write_text(json.dumps(data), encoding="utf-8")
+        else:
+            entry.write_bytes(damage)
+    assert counted(str(tree)) == first
+    assert len(counted.linted) == 22
+    assert counted(str(tree)) == first and counted.linted == ["latin.py"]  # rewritten
+
+
+def test_no_cache_writes_nothing_and_an_unwritable_folder_is_no_error(tmp_path, counted):
+    tree = _generated_tree(tmp_path / "tree")
+    first = counted("--no-cache", str(tree))
+    assert not (tmp_path / ".npu_lint_cache").exists()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    assert counted("--cache-dir", str(blocker), str(tree)) == first
+    assert counted("--cache-dir", str(tmp_path / "elsewhere"), str(tree)) == first
+    assert len(counted.linted) == 22
+    assert counted("--cache-dir", str(tmp_path / "elsewhere"), str(tree)) == first
+    assert counted.linted == ["latin.py"]
+
+
+def test_the_cache_folder_is_not_checked(tmp_path, counted):
+    tree = _generated_tree(tmp_path / "tree")
+    (tmp_path / "tree" / ".npu_lint_cache").mkdir()
+    (tmp_path / "tree" / ".npu_lint_cache" / "stray.py").write_text("import torch\ntorch.cuda.init()\n")
+    code, out = counted(str(tree))
+    assert ".npu_lint_cache" not in out
+
+
+def test_two_concurrent_runs_both_succeed(tmp_path):
+    tree = _generated_tree(tmp_path / "tree", count=40)
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    command = [sys.executable, "-m", "npu_lint", "check", "--jobs", "2", str(tree)]
+    runs = [subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            for _ in range(2)]
+    outputs = [run.communicate(timeout=300) for run in runs]
+    assert [run.returncode for run in runs] == [1, 1], [err for _, err in outputs]
+    assert outputs[0] == outputs[1]
+    assert not any(p.name.startswith(".tmp-") for p in (tmp_path / ".npu_lint_cache").rglob("*"))
+    again = _check(str(tree), cwd=tmp_path)
+    assert (again.stdout.encode(), again.returncode) == (outputs[0][0], 1)
+    fresh = _check("--no-cache", str(tree), cwd=tmp_path)
+    assert fresh.stdout == again.stdout
+
+
+def test_bad_jobs_values(tmp_path):
+    proc = _check("--jobs", "-1", str(tmp_path), cwd=tmp_path)
+    assert proc.returncode == 2 and "--jobs" in proc.stderr
+    proc = _check("--jobs", "many", str(tmp_path), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert _check("--jobs", "0", str(tmp_path), cwd=tmp_path).returncode == 0
+
+
+def test_the_text_of_extend_rules_files_is_part_of_the_key(tmp_path):
+    from npu_lint.settings import Settings
+
+    extra = tmp_path / "extra.yaml"
+    extra.write_text("rules: []\n")
+    settings = Settings(extend_rules=(str(extra),))
+    before = result_cache.ResultCache.for_settings(tmp_path, settings).prefix
+    assert result_cache.ResultCache.for_settings(tmp_path, settings).prefix == before
+    extra.write_text("rules: []\n# edited\n")
+    assert result_cache.ResultCache.for_settings(tmp_path, settings).prefix != before
+    assert result_cache.ResultCache.for_settings(tmp_path, Settings()).prefix != before
