@@ -14,6 +14,7 @@ from .rules_loader import RuleDataError, shipped_rules
 from .runner import lint_path
 from .settings import Settings, split_codes
 from .parallel import check_files, default_jobs
+from .progress import ProgressBar
 from .result_cache import DEFAULT_DIR as DEFAULT_CACHE_DIR
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -118,8 +119,13 @@ def run_check(args: argparse.Namespace) -> int:
         return EXIT_CLEAN
     settings = _settings(args)
     cache_folder = None if args.no_cache else (args.cache_dir or DEFAULT_CACHE_DIR)
-    results = check_files(python_files(args.paths, settings), settings,
-                          jobs=args.jobs or default_jobs(), cache_folder=cache_folder)
+    paths = list(python_files(args.paths, settings))
+    bar = ProgressBar(len(paths))  # only on a terminal, only for long runs
+    try:
+        results = check_files(paths, settings, jobs=args.jobs or default_jobs(), cache_folder=cache_folder,
+                              progress=bar.update)
+    finally:
+        bar.close()
     _write_report(FORMATS[args.format](results), args.output_file)
     if args.statistics:
         sys.stderr.write(statistics(results))

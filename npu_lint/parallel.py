@@ -60,7 +60,7 @@ def _largest_first(items: Sequence, size: Callable[[object], int]) -> list[int]:
     return sorted(range(len(items)), key=lambda i: -size(items[i]))
 
 
-def _run_pool(function, initializer, initargs, items: list, jobs: int, size) -> list:
+def _run_pool(function, initializer, initargs, items: list, jobs: int, size, progress=None) -> list:
     """function(item) for each item in a pool, returned in the items' order."""
     order = _largest_first(items, size)
     results: list = [None] * len(items)
@@ -69,6 +69,8 @@ def _run_pool(function, initializer, initargs, items: list, jobs: int, size) -> 
         for index, result in zip(order, pool.map(function, [items[i] for i in order],
                                                  chunksize=_chunksize(len(items), workers))):
             results[index] = result
+            if progress is not None:
+                progress()
     return results
 
 
@@ -143,7 +145,7 @@ def _init_pool_worker(settings: Settings, cache_folder: str | None) -> None:
 
 
 def check_files(paths: Iterable[str], settings: Settings, jobs: int = 1,
-                cache_folder: str | None = None) -> list[FileResult]:
+                cache_folder: str | None = None, progress: Callable[[], None] | None = None) -> list[FileResult]:
     """Results of `npu-lint check` for each path, in the order given.
 
     With a cache folder, files whose bytes are unchanged since a run with the same settings and
@@ -154,14 +156,21 @@ def check_files(paths: Iterable[str], settings: Settings, jobs: int = 1,
     rules_with_extensions(settings.extend_rules)  # bad rule files fail here; reports describe extra rules
     paths = list(paths)
     with tuned_gc():
-        return _check_files(paths, settings, jobs, cache_folder)
+        return _check_files(paths, settings, jobs, cache_folder, progress or (lambda: None))
 
 
-def _check_files(paths: list[str], settings: Settings, jobs: int, cache_folder: str | None) -> list[FileResult]:
+def _check_files(paths: list[str], settings: Settings, jobs: int, cache_folder: str | None,
+                 progress: Callable[[], None]) -> list[FileResult]:
     _init_check(settings, cache_folder)
+
+    def checked_here(path: str) -> FileResult:
+        result = _check_path(path)
+        progress()
+        return result
+
     try:
         if jobs <= 1 or len(paths) < 2 * MIN_FILES_PER_WORKER:
-            return [_check_path(path) for path in paths]  # one file in memory at a time
+            return [checked_here(path) for path in paths]  # one file in memory at a time
         cache = _WORKER["cache"]
         results: list[FileResult | None] = [None] * len(paths)
         todo: list[tuple[int, str, int]] = []
@@ -173,19 +182,21 @@ def _check_files(paths: list[str], settings: Settings, jobs: int, cache_folder: 
             hit = cache.get(path, data) if cache is not None else None
             if hit is not None:
                 results[index] = _with_source(hit, data)
+                progress()
             else:
                 todo.append((index, path, len(data)))
         if len(todo) < 2 * MIN_FILES_PER_WORKER:
             for index, path, _size in todo:
-                results[index] = _check_path(path)
+                results[index] = checked_here(path)
             return results  # type: ignore[return-value]
         folder = str(cache.folder) if cache is not None and cache.enabled else None
         try:
             checked = _run_pool(_check_path, _init_pool_worker, (settings, folder),
-                                [path for _, path, _ in todo], jobs, size=dict((p, s) for _, p, s in todo).__getitem__)
+                                [path for _, path, _ in todo], jobs, size=dict((p, s) for _, p, s in todo).__getitem__,
+                                progress=progress)
         except BrokenProcessPool as exc:  # a worker died (killed, out of memory): finish here
             print(f"npu-lint: a worker process died ({exc}); checking in this process", file=sys.stderr)
-            checked = [_check_path(path) for _, path, _ in todo]
+            checked = [checked_here(path) for _, path, _ in todo]
         for (index, _, _), result in zip(todo, checked):
             results[index] = result
         return results  # type: ignore[return-value]

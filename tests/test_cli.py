@@ -109,3 +109,28 @@ def test_missing_path_and_bad_option(tmp_path):
     assert proc.returncode == 1 and "unreadable: cannot read" in proc.stdout
     proc = run_tool("npu_lint", "check", "--target-torch-npu", "1.0", str(tmp_path))
     assert proc.returncode == 2 and "npu-lint: error:" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_progress_bar_only_on_a_terminal(tmp_path):
+    import io
+
+    from npu_lint.progress import ProgressBar
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    piped, terminal = io.StringIO(), Terminal()
+    for stream in (piped, terminal):
+        bar = ProgressBar(100, stream=stream)
+        for _ in range(100):
+            bar.update()
+        bar.close()
+    assert piped.getvalue() == ""
+    assert "100/100 files" in terminal.getvalue()
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(60):
+        (folder / f"m{i}.py").write_text(GPU)
+    proc = run_tool("npu_lint", "check", "--format", "concise", "--no-cache", str(folder))
+    assert "files" not in proc.stderr and "[#" not in proc.stderr  # piped: no bar
