@@ -460,3 +460,22 @@ def test_generator_check_matches_committed_data():
         cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_users_assignment_never_changes_the_shared_model():
+    """astroid records `torch.x.y = value` on the target; the stubs must not keep it."""
+    from npu_lint.engine import Engine
+
+    engine = Engine()
+    before = engine.check_text("import torch\nimport torch_npu\nt = torch.cuda.synchronize\n", "a.py").findings
+    engine.check_text(
+        "import torch\ntorch.cuda.synchronize = None\ntorch.backends.cudnn.benchmark = 1\n"
+        "x = torch.ones(1)\nx.extra = 2\n", "b.py")
+    module = astroid.MANAGER.astroid_cache["torch.cuda"]
+    assert len(module.locals["synchronize"]) == 1
+    tensor = astroid.MANAGER.astroid_cache["torch"].locals["Tensor"][0]
+    assert "extra" not in tensor.instance_attrs
+    node = astroid.extract_node("import torch as t\nt.cuda.synchronize")
+    assert [v.qname() for v in node.inferred()] == ["torch.cuda.synchronize"]
+    after = engine.check_text("import torch\nimport torch_npu\nt = torch.cuda.synchronize\n", "a.py").findings
+    assert after == before

@@ -126,7 +126,32 @@ def build_stub(name: str) -> nodes.Module:
         module.package = bool(record.get("pkg"))
         module.npu_submodules = frozenset(data.names(record, "sub"))
     # Plugins' transforms run only now that the module is cached (they may infer into it).
-    return manager.visit_transforms(module)
+    module = manager.visit_transforms(module)
+    _freeze(module)
+    return module
+
+
+class FrozenNamespace(dict):
+    """The locals of a stub after it is built: reads as usual, writes are discarded.
+
+    astroid's builder records `torch.backends.cudnn.benchmark = True` or
+    `tensor.foo = 1` in a user's file by appending to the target's locals or
+    instance_attrs (`setdefault(name, []).append(node)`). On a stub shared by
+    every file of a run, that would make one file's answers depend on the
+    files linted before it.
+    """
+
+    def setdefault(self, key, default=None):
+        if dict.__contains__(self, key):
+            return list(dict.__getitem__(self, key))  # a copy: an append changes nothing
+        return [] if default is None else default  # a new name is not stored either
+
+
+def _freeze(module: nodes.Module) -> None:
+    for node in (module, *module.nodes_of_class((nodes.ClassDef, nodes.FunctionDef))):
+        node.locals = FrozenNamespace(node.locals)
+        if hasattr(node, "instance_attrs"):
+            node.instance_attrs = FrozenNamespace(node.instance_attrs)
 
 
 class StubCache(dict):
