@@ -24,7 +24,7 @@ def lint_text(engine: Engine, text: str, path: str) -> tuple[list[Finding], list
     """Findings left after `# noqa` and `# pylint: disable` (which pylint and flake8 apply themselves)."""
     result: CheckResult = engine.check_text(text, path)
     findings = result.findings
-    if findings:
+    if findings and Suppressions.may_suppress(text):
         findings = Suppressions(text).filter(findings)
     return findings, result.problems
 

@@ -17,6 +17,12 @@ PYLINT_DISABLE = re.compile(r"#\s*pylint:\s*disable(?P<next>-next)?\s*=\s*(?P<na
 
 
 class Suppressions:
+    @staticmethod
+    def may_suppress(text: str) -> bool:
+        """Cheap: tokenizing for comments is only worth it when one could be there."""
+        lowered = text.lower()
+        return "noqa" in lowered or "pylint:" in lowered
+
     def __init__(self, text: str):
         self.noqa: dict[int, frozenset[str] | None] = {}  # None: every code
         self.disabled: dict[int, frozenset[str]] = {}
