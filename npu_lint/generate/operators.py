@@ -33,6 +33,7 @@ from npu_lint.generate.torch_sources import TorchWheelError
 from npu_lint.generate.wheel_cache import WheelFetchError, cache_dir, fetch_wheel
 from npu_lint.operator_data import DATA_FILE, SCHEMA_VERSION, parse_operator_data
 from npu_lint.release_data import apply_changes, flatten_facts
+from npu_lint.generate.yaml_output import dump_yaml
 
 REPO = Path(__file__).resolve().parents[2]
 GENERATOR = "python -m npu_lint.generate.operators"
@@ -93,22 +94,8 @@ HEADER = """\
 """
 
 
-class _Dumper(yaml.SafeDumper):
-    """Block mappings, flow lists of plain words."""
-
-
-def _represent_list(dumper: yaml.SafeDumper, data: list):
-    flow = all(isinstance(item, (str, int, bool)) and " " not in str(item) for item in data)
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
-
-
-_Dumper.add_representer(list, _represent_list)
-
-
 def render(document: dict) -> str:
-    body = yaml.dump(document, Dumper=_Dumper, sort_keys=False, default_flow_style=False,
-                     width=100, allow_unicode=True)
-    return HEADER.format(generator=GENERATOR, checked=" and ".join(CHECKED_DTYPES)) + body
+    return HEADER.format(generator=GENERATOR, checked=" and ".join(CHECKED_DTYPES)) + dump_yaml(document)
 
 
 def _sorted(value):

@@ -21,6 +21,7 @@ import yaml
 from npu_lint.generate.wheel_cache import WheelFetchError, cache_dir, fetch_wheel, sha256_of
 from npu_lint.generate.wheel_facts import WheelReadError, read_wheel
 from npu_lint.release_data import (SCHEMA_VERSION, apply_changes, flatten_facts, load_release_data)
+from npu_lint.generate.yaml_output import dump_yaml
 
 
 class Release(NamedTuple):
@@ -160,23 +161,8 @@ def _sorted_nested(value: Any) -> Any:
 
 # -- rendering --------------------------------------------------------------------------------
 
-class _Dumper(yaml.SafeDumper):
-    """Block mappings and flow lists of names (compact); lists of "a -> b" pairs one per line,
-    since a flow list would fold them across lines."""
-
-
-def _represent_list(dumper: yaml.SafeDumper, data: list):
-    flow = all(isinstance(item, (str, int, bool)) and " " not in str(item) for item in data)
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
-
-
-_Dumper.add_representer(list, _represent_list)
-
-
 def render(document: dict) -> str:
-    body = yaml.dump(document, Dumper=_Dumper, sort_keys=False, default_flow_style=False,
-                     width=100, allow_unicode=True)
-    return HEADER.format(generator=GENERATOR, platform=WHEEL_PLATFORM) + body
+    return HEADER.format(generator=GENERATOR, platform=WHEEL_PLATFORM) + dump_yaml(document)
 
 
 def verify_round_trip(text: str, records: List[dict], all_facts: List[dict]) -> None:
