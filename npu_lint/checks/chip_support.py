@@ -11,7 +11,7 @@ from astroid import nodes
 from ..context import ModuleContext
 from ..operator_data import CHIP_IDS_ORDER, chip_label
 from .base import Check
-from .operator_calls import (chip_of, last_parts, operators_for, owned_by_other_rules, release_of, resolve_call,
+from .operator_calls import (ApiListCall, chip_of, last_parts, operators_for, owned_by_other_rules, release_of,
                              resolve_chain, scan_words, tensor_methods)
 
 
@@ -44,24 +44,8 @@ class ApiUnsupportedOnChip(Check):
                    others=f"; the list marks it supported on {', '.join(others)}" if others else "")
 
 
-class ApiNotVerified(Check):
-    node_types = (nodes.Call,)
+class ApiNotVerified(ApiListCall):
+    """Public torch names Ascend's list does not mention: not verified, which is not unsupported."""
 
-    def __init__(self, rule, settings):
-        super().__init__(rule, settings)
-        self.release = release_of(settings)
-        data = operators_for(settings)
-        self.list_version = data.ascend_version
-        self.table = frozenset(name for name in data.unverified if not owned_by_other_rules(name))
-        self.names = last_parts(self.table)
-        self.methods = tensor_methods(self.table)
-
-    def triggers(self) -> frozenset[str]:
-        return scan_words(self.table)
-
-    def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
-        found = resolve_call(node, ctx, self.names, self.methods)
-        if found is None or found[0] not in self.table:
-            return
-        ctx.report(self.rule, node, confidence=found[1], api=found[0], list_version=self.list_version,
-                   release=self.release)
+    def select(self, data):
+        return (name for name in data.unverified if not owned_by_other_rules(name))

@@ -17,6 +17,7 @@ from ..context import ModuleContext
 from ..findings import Confidence
 from ..names import chain_parts, is_chain_top, name_trigger, qualified_name
 from ..receivers import ReceiverKind, receiver_kind
+from .base import Check
 
 TENSOR = "torch.Tensor."
 _QNAMES = "operator-calls:qnames"
@@ -248,3 +249,34 @@ def owned_by_other_rules(name: str) -> bool:
     symbol rules (`torch.nn.DataParallel`, NPU140)."""
     symbols, prefixes = _owned()
     return name in symbols or name.startswith(prefixes)
+
+
+class ApiListCall(Check):
+    """A call of one of a list of APIs that Ascend's support lists single out.
+
+    Subclasses say which APIs (`select`); matching and reporting are the same.
+    """
+
+    node_types = (nodes.Call,)
+
+    def __init__(self, rule, settings):
+        super().__init__(rule, settings)
+        self.release = release_of(settings)
+        data = operators_for(settings)
+        self.list_version = data.ascend_version
+        self.table = frozenset(self.select(data))
+        self.names = last_parts(self.table)
+        self.methods = tensor_methods(self.table)
+
+    def select(self, data) -> Iterable[str]:
+        raise NotImplementedError
+
+    def triggers(self) -> frozenset:
+        return scan_words(self.table)
+
+    def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
+        found = resolve_call(node, ctx, self.names, self.methods)
+        if found is None or found[0] not in self.table:
+            return
+        ctx.report(self.rule, node, confidence=found[1], api=found[0], list_version=self.list_version,
+                   release=self.release)

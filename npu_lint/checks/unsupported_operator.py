@@ -13,7 +13,7 @@ from astroid import nodes
 from ..context import ModuleContext
 from ..findings import Confidence
 from .base import Check
-from .operator_calls import (TENSOR, explicitly_on_cpu, first_tensor, last_name, last_parts, operators_for,
+from .operator_calls import (ApiListCall, TENSOR, explicitly_on_cpu, first_tensor, last_name, last_parts, operators_for,
                              reached, release_of, resolve_call, scan_words, tensor_methods)
 
 _DEFAULT_WORKAROUND = {
@@ -115,28 +115,8 @@ class OperatorWithoutKernel(OperatorFallsBack):
     api_class = "no-kernel"
 
 
-class OperatorMayFallBack(Check):
-    """Ascend's list notes "可能回退至CPU执行" (may fall back to the CPU) for the API, and the ATen
-    data does not already report it."""
+class OperatorMayFallBack(ApiListCall):
+    """APIs Ascend's list says "may fall back to CPU" for, beyond what the kernel lists show."""
 
-    node_types = (nodes.Call,)
-
-    def __init__(self, rule, settings):
-        super().__init__(rule, settings)
-        self.release = release_of(settings)
-        data = operators_for(settings)
-        self.list_version = data.ascend_version
-        self.table = frozenset(name for name, facts in data.ascend.items()
-                               if facts.falls_back == "may" and name not in data.apis)
-        self.names = last_parts(self.table)
-        self.methods = tensor_methods(self.table)
-
-    def triggers(self) -> frozenset[str]:
-        return scan_words(self.table)
-
-    def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
-        found = resolve_call(node, ctx, self.names, self.methods)
-        if found is None or found[0] not in self.table:
-            return
-        ctx.report(self.rule, node, confidence=found[1], api=found[0], release=self.release,
-                   list_version=self.list_version)
+    def select(self, data):
+        return (name for name, facts in data.ascend.items() if facts.falls_back == "may" and name not in data.apis)
