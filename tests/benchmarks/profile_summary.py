@@ -4,8 +4,9 @@
     py-spy record --format raw -r 100 -o check.raw -- python -m npu_lint check --no-cache --jobs 1 DIRS
     python tests/benchmarks/profile_summary.py check.raw
 
-Prints where the samples went by phase (the first phase of PHASES that a frame of the stack
-matches), then the functions with the most samples inclusive and exclusive.
+Prints where the samples went by phase (the first of PHASES that the stack matches), then the
+functions with the most samples inclusive and exclusive.  Samples without a Python frame are
+native time: mostly the garbage collector, started from C code.
 """
 from __future__ import annotations
 
@@ -14,22 +15,28 @@ import collections
 import re
 import sys
 
-# (phase, pattern that some frame of the stack matches): the first phase that matches wins.
+CHECK = re.compile(r"^(Engine\.)?check_module \(")
+BUILD = re.compile(r"^build_module \(")
+# (phase, pattern, under): the stack is in the phase when a frame matches the pattern below (inside)
+# a frame matching `under` (None: anywhere); the first phase that matches wins.
 PHASES = (
-    ("torch stub building", re.compile(r"torch_model/hook\.py")),
-    ("rule checks: inference", re.compile(r"^(receiver_kind|NodeNG\.infer|\w+\.infer_call_result|safe_infer) \(")),
-    ("rule checks: matching", re.compile(r"^(Engine\.)?check_module \(|npu_lint/checks/")),
-    ("astroid build: transforms", re.compile(r"^(AstroidBuilder\._post_build|TransformVisitor\.\w+) \(")),
-    ("astroid build: TreeRebuilder", re.compile(r"^(build_module|AstroidBuilder\.\w+|TreeRebuilder\.\w+) \(")),
-    ("ast.parse", re.compile(r"^parse \((<frozen ast>|ast\.py|.*/ast\.py)")),
-    ("ast prefilter", re.compile(r"npu_lint/prefilter\.py|^tree_could_fire \(")),
-    ("trigger-word text scan", re.compile(r"^(Engine\.)?could_fire \(")),
-    ("noqa comments (tokenize)", re.compile(r"npu_lint/suppression\.py")),
-    ("reports", re.compile(r"npu_lint/reports/|npu_lint/formats\.py")),
-    ("result cache", re.compile(r"npu_lint/result_cache\.py")),
-    ("read and decode", re.compile(r"^(read_path|decode_source) \(")),
+    ("torch stub building", re.compile(r"torch_model/hook\.py"), None),
+    ("astroid build of the file: transforms", re.compile(r"^(AstroidBuilder\._post_build|TransformVisitor\.\w+) \("), BUILD),
+    ("astroid build of the file: TreeRebuilder", re.compile(r"^(AstroidBuilder|TreeRebuilder|_PreparsedBuilder)\.\w+ \("), BUILD),
+    ("astroid build of the file: other", BUILD, None),
+    ("rule checks: astroid builds of imported modules", re.compile(r"^AstroidBuilder\.\w+ \("), CHECK),
+    ("rule checks: inference", re.compile(r"^(receiver_kind|NodeNG\.infer|\w+\.infer_call_result|safe_infer) \("), CHECK),
+    ("rule checks: matching", re.compile(r"npu_lint/checks/|npu_lint/names\.py|npu_lint/context\.py|^walk \("), CHECK),
+    ("rule checks: other", CHECK, None),
+    ("ast.parse", re.compile(r"^parse \((<frozen ast>|ast\.py|.*/ast\.py)"), None),
+    ("ast prefilter", re.compile(r"npu_lint/prefilter\.py|^tree_could_fire \("), None),
+    ("trigger-word text scan", re.compile(r"^(Engine\.)?could_fire \("), None),
+    ("noqa comments (tokenize)", re.compile(r"npu_lint/suppression\.py"), None),
+    ("reports", re.compile(r"npu_lint/reports/|npu_lint/formats\.py"), None),
+    ("result cache", re.compile(r"npu_lint/result_cache\.py"), None),
+    ("read and decode", re.compile(r"^(read_path|decode_source) \("), None),
     ("start-up: imports, rule data, Engine", re.compile(
-        r"^(_find_and_load|Engine\.__init__|shipped_rules|rules_with_extensions|load_rules|make_check)\b")),
+        r"^(_find_and_load|Engine\.__init__|shipped_rules|rules_with_extensions|load_rules|make_check)\b"), None),
 )
 
 
@@ -51,8 +58,14 @@ def read(path: str) -> list[tuple[list[str], int]]:
 def phase_of(frames: list[str]) -> str:
     if not any(frames):
         return "interpreter start-up (no Python frame)"
-    for name, pattern in PHASES:
-        if any(pattern.search(frame) for frame in frames):
+    for name, pattern, under in PHASES:
+        start = 0
+        if under is not None:
+            outer = [i for i, frame in enumerate(frames) if under.search(frame)]
+            if not outer:
+                continue
+            start = outer[0]
+        if any(pattern.search(frame) for frame in frames[start:]):
             return name
     return "other"
 
