@@ -83,3 +83,23 @@ def test_flake8_and_pylint_take_the_option(tmp_path):
     pylint = run_tool("pylint", "--load-plugins", "npu_lint", "--disable", "all", "--enable",
                       "torch-cuda-api-without-npu-equivalent", f"--target-torch-npu={old}", str(path))
     assert "torch-cuda-api-without-npu-equivalent" in pylint.stdout, pylint.stdout + pylint.stderr
+
+
+def test_folders_are_walked_with_gitignore(tmp_path):
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        import pytest
+
+        pytest.skip("git is not installed")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("generated/\nscratch.py\n")
+    for name in ("kept.py", "scratch.py", "generated/made.py"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(GPU)
+    proc = run_tool("npu_lint", "check", "--format", "concise", "--no-cache", str(tmp_path))
+    assert "kept.py" in proc.stdout
+    assert "scratch.py" not in proc.stdout and "made.py" not in proc.stdout
+    named = run_tool("npu_lint", "check", "--format", "concise", "--no-cache", str(tmp_path / "scratch.py"))
+    assert "scratch.py" in named.stdout, "a file named directly is always checked"
