@@ -320,12 +320,13 @@ def main(argv: list[str] | None = None) -> int:
     commands: dict[str, tuple[list[str], bool]] = {}  # name -> (command, sample the process tree)
     if "floor" not in skip:
         commands["floor"] = ([dev, "-c", FLOOR, str(listing)], False)
+    check = [dev, "-m", "npu_lint", "check", "--no-cache", "--format", "json"]
     if "check" not in skip:
-        commands["check_j1"] = ([dev, "-m", "npu_lint", "check", "--no-cache", "--jobs", "1", "--format", "json", *roots_args], False)
+        commands["check_j1"] = ([*check, "--jobs", "1", *roots_args], False)
     if "jobs" not in skip:
-        commands["check_j2"] = ([dev, "-m", "npu_lint", "check", "--no-cache", "--jobs", "2", "--format", "json", *roots_args], True)
+        commands["check_j2"] = ([*check, "--jobs", "2", *roots_args], True)
         if jobs != 2:
-            commands["check_default_jobs"] = ([dev, "-m", "npu_lint", "check", "--no-cache", "--format", "json", *roots_args], True)
+            commands["check_default_jobs"] = ([*check, *roots_args], True)
     if "flake8" not in skip:
         commands["flake8_plain"] = ([str(plain), "-m", "flake8", "--isolated", "-j1", "--select=E9", *roots_args], False)
         commands["flake8_npu"] = ([dev, "-m", "flake8", "--isolated", "-j1", "--select=NPU", *roots_args], False)
