@@ -11,8 +11,8 @@ from astroid import nodes
 from ..context import ModuleContext
 from ..operator_data import CHIP_IDS_ORDER, chip_label
 from .base import Check
-from .operator_calls import (ApiListCall, chip_of, last_parts, operators_for, owned_by_other_rules, release_of,
-                             resolve_chain, scan_words, tensor_methods)
+from .operator_calls import (ApiListCall, chip_of, load_api_table, owned_by_other_rules, resolve_chain,
+                             scan_words)
 
 
 class ApiUnsupportedOnChip(Check):
@@ -20,14 +20,10 @@ class ApiUnsupportedOnChip(Check):
 
     def __init__(self, rule, settings):
         super().__init__(rule, settings)
-        self.release = release_of(settings)
-        self.chip = chip_of(settings)
-        data = operators_for(settings)
-        self.list_version = data.ascend_version
-        self.table = {name: facts for name, facts in data.ascend.items()
-                      if self.chip in facts.unsupported_on and not owned_by_other_rules(name)}
-        self.names = last_parts(self.table)
-        self.methods = tensor_methods(self.table)
+        chip = chip_of(settings)
+        load_api_table(self, settings, lambda data: {
+            name: facts for name, facts in data.ascend.items()
+            if chip in facts.unsupported_on and not owned_by_other_rules(name)})
 
     def triggers(self) -> frozenset[str]:
         return scan_words(self.table)

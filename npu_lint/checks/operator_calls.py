@@ -251,6 +251,19 @@ def owned_by_other_rules(name: str) -> bool:
     return name in symbols or name.startswith(prefixes)
 
 
+def load_api_table(check: Check, settings, select) -> None:
+    """What every Ascend-list check holds: release, chip, list version, its table of APIs
+    (`select(data)`: a mapping or an iterable of qualified names) and their last names."""
+    check.release = release_of(settings)
+    check.chip = chip_of(settings)
+    data = operators_for(settings)
+    check.list_version = data.ascend_version
+    table = select(data)
+    check.table = table if isinstance(table, dict) else frozenset(table)
+    check.names = last_parts(check.table)
+    check.methods = tensor_methods(check.table)
+
+
 class ApiListCall(Check):
     """A call of one of a list of APIs that Ascend's support lists single out.
 
@@ -261,12 +274,7 @@ class ApiListCall(Check):
 
     def __init__(self, rule, settings):
         super().__init__(rule, settings)
-        self.release = release_of(settings)
-        data = operators_for(settings)
-        self.list_version = data.ascend_version
-        self.table = frozenset(self.select(data))
-        self.names = last_parts(self.table)
-        self.methods = tensor_methods(self.table)
+        load_api_table(self, settings, self.select)
 
     def select(self, data) -> Iterable[str]:
         raise NotImplementedError

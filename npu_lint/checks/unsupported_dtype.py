@@ -18,8 +18,8 @@ from ..context import ModuleContext
 from ..names import qualified_name
 from ..operator_data import DTYPE_NAMES, chip_label
 from .base import Check
-from .operator_calls import (TENSOR, chip_of, keyword, last_parts, operators_for, release_of, resolve_call,
-                             resolve_chain, single_value, tensor_methods)
+from .operator_calls import (TENSOR, chip_of, keyword, last_parts, load_api_table, operators_for, release_of, resolve_call,
+                             resolve_chain, single_value)
 
 TENSOR_PREFIX = "torch.Tensor."
 # Literals naming the checked dtypes.
@@ -122,14 +122,10 @@ class DtypeUnsupportedByOperator(Check):
 
     def __init__(self, rule, settings):
         super().__init__(rule, settings)
-        self.release = release_of(settings)
-        self.chip = chip_of(settings)
-        data = operators_for(settings)
-        self.list_version = data.ascend_version
-        self.table = {name: facts for name, facts in data.ascend.items()
-                      if (facts.arguments(self.chip) or facts.denied.get(self.chip)) and name not in CONVERSIONS}
-        self.names = last_parts(self.table)
-        self.methods = tensor_methods(self.table)
+        chip = chip_of(settings)
+        load_api_table(self, settings, lambda data: {
+            name: facts for name, facts in data.ascend.items()
+            if (facts.arguments(chip) or facts.denied.get(chip)) and name not in CONVERSIONS})
 
     def triggers(self) -> frozenset[str]:
         return frozenset({"float64", "double", "complex128", "DoubleTensor"})
