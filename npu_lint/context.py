@@ -23,15 +23,18 @@ class ModuleContext:
     def torch_npu_import_edits(self) -> tuple[Edit, ...]:
         """The edit that adds `import torch_npu`, or none when the module has it (cached)."""
         if "torch_npu_import" not in self.scratch:
-            from .torch_npu_import import imports_torch_npu, insertion_edit, last_torch_import
+            from .torch_npu_import import imports_torch_npu, last_torch_import
 
-            edits: tuple[Edit, ...] = ()
             stmt = None if imports_torch_npu(self.module) else last_torch_import(self.module)
-            if stmt is not None:
-                line = self.index.line(stmt.end_lineno or stmt.lineno)
-                edits = (insertion_edit(stmt, line, "\r\n" if line.endswith("\r\n") else "\n"),)
-            self.scratch["torch_npu_import"] = edits
+            self.scratch["torch_npu_import"] = () if stmt is None else (self.insert_after(stmt),)
         return self.scratch["torch_npu_import"]
+
+    def insert_after(self, stmt: nodes.NodeNG, statement: str = "import torch_npu") -> Edit:
+        """An edit adding `statement` on its own line after stmt, in the file's line ending."""
+        from .torch_npu_import import insertion_edit
+
+        line = self.index.line(stmt.end_lineno or stmt.lineno)
+        return insertion_edit(stmt, line, "\r\n" if line.endswith("\r\n") else "\n", statement)
 
     # -- positions -------------------------------------------------------
     def start(self, node: nodes.NodeNG) -> Position:

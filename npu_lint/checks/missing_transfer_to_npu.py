@@ -9,7 +9,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from ..context import ModuleContext
-from ..torch_npu_import import insertion_edit, last_torch_import
+from ..torch_npu_import import last_torch_import
 from ..transfer import TRANSFER_IMPORT
 from .base import Check
 
@@ -58,10 +58,7 @@ class MissingTransferToNpu(Check):
         stmt = last_torch_import(module)
         if stmt is None:
             return
-        line = ctx.index.line(stmt.end_lineno or stmt.lineno)
-        newline = "\r\n" if line.endswith("\r\n") else "\n"
-        edit = insertion_edit(stmt, line, newline, TRANSFER_IMPORT)
-        ctx.report(self.rule, stmt, edits=(edit,))
+        ctx.report(self.rule, stmt, edits=(ctx.insert_after(stmt, TRANSFER_IMPORT),))
 
 
 def _uses_cuda(module: nodes.Module) -> bool:
