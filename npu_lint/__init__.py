@@ -4,6 +4,6 @@ __version__ = "0.1.0"
 
 def register(linter) -> None:
     """pylint's plugin entry point: `pylint --load-plugins npu_lint`."""
-    from .pylint_plugin import register as register_checkers
+    from npu_lint.frontends.pylint_plugin import register as register_checkers
 
     register_checkers(linter)

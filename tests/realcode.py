@@ -119,7 +119,7 @@ def real_code_roots(projects: tuple[Project, ...] = PROJECTS) -> list[Path]:
 
 def python_files(roots: list[Path]) -> list[Path]:
     """The files `npu-lint check` checks under the roots, in its order."""
-    from npu_lint.discovery import python_files as walk
+    from npu_lint.run.discovery import python_files as walk
 
     return [Path(p) for p in walk([str(root) for root in roots])]
 

@@ -114,7 +114,7 @@ def test_missing_path_and_bad_option(tmp_path):
 def test_progress_bar_only_on_a_terminal(tmp_path):
     import io
 
-    from npu_lint.progress import ProgressBar
+    from npu_lint.run.progress import ProgressBar
 
     class Terminal(io.StringIO):
         def isatty(self):

@@ -4,10 +4,10 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import run_tool
-from npu_lint.config import ConfigError, load_settings
-from npu_lint.release_data import releases
+
+from npu_lint.config.files import ConfigError, load_settings
+from npu_lint.knowledge.release_data import releases
 
 GPU = "import torch\nimport torch_npu\ntorch.cuda.synchronize()\nx = torch.ones(2, device='cuda')\n"
 

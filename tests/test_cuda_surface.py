@@ -8,11 +8,11 @@ import inspect
 import pytest
 import yaml
 
-from npu_lint import release_data, torch_model
-from npu_lint.cuda_surface import cuda_names, npu_equivalent
-from npu_lint.engine import Engine
-from npu_lint.rules_location import data_file
-from npu_lint.rules_loader import shipped_rules
+from npu_lint.engine.engine import Engine
+from npu_lint.knowledge import release_data, torch_model
+from npu_lint.knowledge.cuda_surface import cuda_names, npu_equivalent
+from npu_lint.knowledge.loader import shipped_rules
+from npu_lint.knowledge.location import data_file
 
 CUDA_SUBMODULES = ("amp", "random", "memory", "streams", "graphs", "nvtx", "jiterator", "comm", "nccl",
                    "sparse", "tunable")

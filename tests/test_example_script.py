@@ -7,7 +7,8 @@ import json
 import re
 
 from conftest import REPO, npu_lint_json, run_tool
-from npu_lint.rules_loader import shipped_rules
+
+from npu_lint.knowledge.loader import shipped_rules
 
 SCRIPT = REPO / "docs" / "examples" / "train_gpu.py"
 GOLDEN = sorted(tuple(row) for row in json.loads((REPO / "tests" / "golden" / "train_gpu.json").read_text()))

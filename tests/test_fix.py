@@ -5,11 +5,11 @@ import os
 import stat
 
 import pytest
-
 from conftest import REPO, run_tool
-from npu_lint.file_writer import WriteRefused, write_atomically
-from npu_lint.fixer import Fixer
-from npu_lint.rules_loader import load_rules
+
+from npu_lint.knowledge.loader import load_rules
+from npu_lint.run.file_writer import WriteRefused, write_atomically
+from npu_lint.run.fixer import Fixer
 
 CASES = REPO / "tests" / "fix_cases"
 CASE_NAMES = sorted(p.name[: -len(".input.py")] for p in CASES.glob("*.input.py"))

@@ -6,9 +6,9 @@ import collections
 import re
 
 import pytest
-
 from conftest import FIXTURES, expected_findings, fixture_files, npu_lint_json, run_tool
-from npu_lint.rules_loader import shipped_rules
+
+from npu_lint.knowledge.loader import shipped_rules
 
 SYMBOL_TO_CODE = {rule.name: rule.code for rule in shipped_rules()}
 PYLINT_LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+):(?P<symbol>[\w-]+)$")

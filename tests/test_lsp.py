@@ -18,10 +18,9 @@ import pytest
 pytest.importorskip("pytest_lsp")
 
 import pytest_lsp  # noqa: E402
+from conftest import REPO, run_tool  # noqa: E402
 from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  # noqa: E402
-
-from conftest import REPO, run_tool  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
 
@@ -327,8 +326,8 @@ async def test_only_real_line_breaks_count(client: LanguageClient):
 
 
 def test_position_map_edges():
-    from npu_lint.findings import Position
-    from npu_lint.lsp_server import PositionMap
+    from npu_lint.core.findings import Position
+    from npu_lint.frontends.lsp_server import PositionMap
 
     def pos(p):
         return (p.line, p.character)
@@ -348,7 +347,7 @@ async def test_each_editor_gets_the_encoding_it_prefers(any_client: LanguageClie
 
 
 def test_server_without_pygls_exits_2():
-    code = "import sys; sys.modules['pygls'] = None; from npu_lint.cli import main; sys.exit(main(['server']))"
+    code = "import sys; sys.modules['pygls'] = None; from npu_lint.frontends.cli import main; sys.exit(main(['server']))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert "pip install 'npu-lint[lsp]'" in proc.stderr

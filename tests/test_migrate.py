@@ -10,7 +10,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, run_tool
 
 TRAIN = (REPO / "docs" / "examples" / "train_gpu.py").read_text()

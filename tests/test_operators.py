@@ -9,11 +9,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, SHARED
-from npu_lint import operator_data, release_data
-from npu_lint.engine import Engine
-from npu_lint.settings import Settings
+
+from npu_lint.config.settings import Settings
+from npu_lint.engine.engine import Engine
+from npu_lint.knowledge import operator_data, release_data
 
 OPERATOR_CODES = ("NPU301", "NPU302", "NPU303", "NPU304", "NPU305")
 ASCEND = SHARED / "ascend-api-support"
@@ -109,7 +109,7 @@ def test_installed_package_never_reads_the_ascend_lists():
 # -- the loader -------------------------------------------------------------------------------------
 
 def _data_text() -> str:
-    return (REPO / "rules" / operator_data.DATA_FILE).read_text(encoding="utf-8")
+    return (REPO / "data" / operator_data.DATA_FILE).read_text(encoding="utf-8")
 
 
 def test_committed_file_validates_every_release():
@@ -265,7 +265,7 @@ def test_opt_in_rules_are_off_by_default(engine):
 
 
 def test_files_without_operator_names_never_reach_astroid(engine, monkeypatch):
-    import npu_lint.engine as engine_module
+    import npu_lint.engine.engine as engine_module
 
     def no_astroid(*_args, **_kwargs):
         raise AssertionError("astroid was built for a file no rule can fire on")

@@ -1,10 +1,11 @@
-"""The built wheel carries the rule data and every subpackage."""
+"""The built wheel carries the rule records, the data tables and every subpackage."""
 from __future__ import annotations
 
 import shutil
 import subprocess
 import sys
 import zipfile
+
 from conftest import REPO
 
 
@@ -22,11 +23,13 @@ def test_wheel_contains_rules_and_packages(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     for rule_file in (REPO / "rules").glob("*.yaml"):
         assert f"npu_lint/_rules/{rule_file.name}" in names
+    for data_file in (REPO / "data").glob("*.yaml"):
+        assert f"npu_lint/_data/{data_file.name}" in names
     for init in (REPO / "npu_lint").rglob("__init__.py"):
         assert init.relative_to(REPO).as_posix() in names
     for data in (REPO / "npu_lint").rglob("*.json"):
         assert data.relative_to(REPO).as_posix() in names
     entry_points = zipfile.ZipFile(wheel).read(
         next(n for n in names if n.endswith("entry_points.txt"))).decode()
-    assert "npu-lint = npu_lint.cli:main" in entry_points
-    assert "NPU = npu_lint.flake8_plugin:NpuLintFlake8" in entry_points
+    assert "npu-lint = npu_lint.frontends.cli:main" in entry_points
+    assert "NPU = npu_lint.frontends.flake8_plugin:NpuLintFlake8" in entry_points

@@ -11,9 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, fixture_files, run_tool
-from npu_lint import cli, parallel, result_cache, rules_location
+
+from npu_lint.frontends import cli
+from npu_lint.knowledge import location as rules_location
+from npu_lint.run import parallel, result_cache
 
 SNIPPETS = (
     "import torch\nx = torch.randn(3)\ny = x.cuda()\n",
@@ -255,7 +257,7 @@ def test_bad_jobs_values(tmp_path):
 
 
 def test_the_text_of_extend_rules_files_is_part_of_the_key(tmp_path):
-    from npu_lint.settings import Settings
+    from npu_lint.config.settings import Settings
 
     extra = tmp_path / "extra.yaml"
     extra.write_text("rules: []\n")

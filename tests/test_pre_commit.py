@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, run_tool
 
 GPU = 'import torch\nimport torch_npu\ntorch.cuda.synchronize()\nx = torch.ones(2, device="cuda")\n'

@@ -6,10 +6,11 @@ import ast
 import difflib
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from npu_lint.engine import Engine
-from npu_lint.fixer import Fixer
+from npu_lint.engine.engine import Engine
+from npu_lint.run.fixer import Fixer
 
 PATTERNS = [
     "torch.cuda.synchronize()",

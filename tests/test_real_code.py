@@ -9,7 +9,6 @@ import warnings
 from pathlib import Path
 
 import pytest
-
 import realcode
 from conftest import run_tool
 

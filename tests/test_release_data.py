@@ -10,12 +10,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from npu_lint import release_data
-from npu_lint.release_data import (apply_changes, default_release, facts, first_release_with,
-                                   load_release_data, normalize_release, releases, releases_with)
+from npu_lint.knowledge import release_data
+from npu_lint.knowledge.release_data import (
+    apply_changes, default_release, facts, first_release_with, load_release_data, normalize_release, releases,
+    releases_with
+)
 
 REPO = Path(__file__).resolve().parent.parent
-DATA = REPO / "rules" / "torch_npu_releases.yaml"
+DATA = REPO / "data" / "torch_npu_releases.yaml"
 NEWEST = "2.14.0"
 
 

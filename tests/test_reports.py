@@ -5,7 +5,6 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-
 from conftest import FIXTURES, run_tool, shared_file
 
 GPU = FIXTURES / "torch_cuda_api.py"

@@ -5,10 +5,10 @@ import json
 import sys
 
 import pytest
-
 from conftest import run_tool
-from npu_lint import cli
+
 from npu_lint.checks.torch_cuda_api import TorchCudaApi
+from npu_lint.frontends import cli
 
 GPU_LINE = "torch.cuda.synchronize()\n"
 INPUTS = {

@@ -3,12 +3,12 @@ and the generated pages in docs/rules/ are what the rule data generates."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import run_tool
-from npu_lint.docs import generated_pages, stale_pages
-from npu_lint.engine import Engine
-from npu_lint.rules_loader import shipped_rules
-from npu_lint.settings import Settings
+
+from npu_lint.config.settings import Settings
+from npu_lint.engine.engine import Engine
+from npu_lint.generate.rule_docs import generated_pages, stale_pages
+from npu_lint.knowledge.loader import shipped_rules
 
 RULES = shipped_rules()
 
@@ -40,7 +40,7 @@ def test_use_instead_is_quiet(rule, engines):
 
 def test_docs_are_generated_from_rule_data():
     stale = stale_pages()
-    assert not stale, f"run `python -m npu_lint.docs`; stale pages: {stale}"
+    assert not stale, f"run `python -m npu_lint.generate.rule_docs`; stale pages: {stale}"
 
 
 def test_page_has_every_section():

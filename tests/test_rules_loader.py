@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from npu_lint.rules_loader import RuleDataError, load_rules, parse_rule_file, shipped_rules
+from npu_lint.knowledge.loader import RuleDataError, load_rules, parse_rule_file, shipped_rules
 
 GOOD = """
 rules:

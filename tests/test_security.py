@@ -7,7 +7,6 @@ import sys
 import sysconfig
 
 import pytest
-
 from conftest import run_tool
 
 MARKER_CODE = "open({marker!r}, 'w').write('ran')\n"

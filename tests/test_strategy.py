@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from conftest import FIXTURES
-from npu_lint.engine import Engine
-from npu_lint.rules_loader import shipped_rules
-from npu_lint.settings import Settings
+
+from npu_lint.config.settings import Settings
+from npu_lint.engine.engine import Engine
+from npu_lint.knowledge.loader import shipped_rules
 
 SCRIPT = (FIXTURES / "auto" / "train_auto.py").read_text()
 AUTO_ONLY = {r.code for r in shipped_rules() if r.strategies == ("auto",)}

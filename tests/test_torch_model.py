@@ -16,8 +16,8 @@ import pytest
 from astroid import bases, nodes, util
 from astroid.builder import AstroidBuilder
 
-from npu_lint import torch_model
-from npu_lint.torch_model import data, generate, hook, render
+from npu_lint.knowledge import torch_model
+from npu_lint.knowledge.torch_model import data, generate, hook, render
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HAS_TORCH = importlib.util.find_spec("torch") is not None
@@ -325,7 +325,7 @@ PYLINT_ARGS = ["--disable=all", "--enable=no-member,no-name-in-module,import-err
 
 def run_pylint(tmp_path, script: str, plugin: bool = True, enable: str = "") -> tuple[int, str]:
     (tmp_path / "npu_torch_stub_plugin.py").write_text(
-        "from npu_lint.torch_model import install\n\n\ndef register(linter):\n    install()\n",
+        "from npu_lint.knowledge.torch_model import install\n\n\ndef register(linter):\n    install()\n",
         encoding="utf-8",
     )
     (tmp_path / "train.py").write_text(script, encoding="utf-8")
@@ -456,7 +456,7 @@ def test_with_torch_pylint_training_script(tmp_path):
 def test_generator_check_matches_committed_data():
     env = dict(os.environ, PYTHONPATH=REPO)
     proc = subprocess.run(
-        [sys.executable, "-m", "npu_lint.torch_model.generate", "--check"],
+        [sys.executable, "-m", "npu_lint.knowledge.torch_model.generate", "--check"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -464,7 +464,7 @@ def test_generator_check_matches_committed_data():
 
 def test_a_users_assignment_never_changes_the_shared_model():
     """astroid records `torch.x.y = value` on the target; the stubs must not keep it."""
-    from npu_lint.engine import Engine
+    from npu_lint.engine.engine import Engine
 
     engine = Engine()
     before = engine.check_text("import torch\nimport torch_npu\nt = torch.cuda.synchronize\n", "a.py").findings

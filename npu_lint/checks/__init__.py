@@ -1,23 +1,24 @@
 """Matchers for the rule kinds, and the named checks that need logic."""
 from __future__ import annotations
 
-from ..rule import Rule
-from ..settings import Settings
-from .base import Check
-from .chip_support import ApiNotVerified, ApiUnsupportedOnChip
-from .cuda_extension_build import CudaExtensionBuild
-from .cuda_object_method import CudaObjectMethod
-from .imports import ImportCheck
-from .library_takes_cuda_path import LibraryTakesCudaPath
-from .method import MethodCheck
-from .missing_torch_npu_import import MissingTorchNpuImport
-from .missing_transfer_to_npu import MissingTransferToNpu
-from .string import StringCheck
-from .symbol import SymbolCheck
-from .torch_cuda_api import TorchCudaApi, TorchCudaApiWithoutEquivalent
-from .transfer_rewrites_string import TransferRewritesString
-from .unsupported_dtype import DtypeUnsupportedByOperator, DtypeUnsupportedOnNpu
-from .unsupported_operator import OperatorFallsBack, OperatorMayFallBack, OperatorWithoutKernel
+from npu_lint.checks.base import Check
+from npu_lint.checks.chip_support import ApiNotVerified, ApiUnsupportedOnChip
+from npu_lint.checks.cuda_extension_build import CudaExtensionBuild
+from npu_lint.checks.cuda_object_method import CudaObjectMethod
+from npu_lint.checks.imports import ImportCheck
+from npu_lint.checks.library_takes_cuda_path import LibraryTakesCudaPath
+from npu_lint.checks.method import MethodCheck
+from npu_lint.checks.missing_torch_npu_import import MissingTorchNpuImport
+from npu_lint.checks.missing_transfer_to_npu import MissingTransferToNpu
+from npu_lint.checks.string import StringCheck
+from npu_lint.checks.symbol import SymbolCheck
+from npu_lint.checks.torch_cuda_api import TorchCudaApi, TorchCudaApiWithoutEquivalent
+from npu_lint.checks.transfer_rewrites_string import TransferRewritesString
+from npu_lint.checks.unsupported_dtype import DtypeUnsupportedByOperator, DtypeUnsupportedOnNpu
+from npu_lint.checks.unsupported_operator import OperatorFallsBack, OperatorMayFallBack, OperatorWithoutKernel
+from npu_lint.config.settings import Settings
+from npu_lint.core.rule import Rule
+from npu_lint.knowledge.loader import RuleDataError
 
 KIND_CHECKS: dict[str, type[Check]] = {
     "symbol": SymbolCheck,
@@ -46,17 +47,18 @@ NAMED_CHECKS: dict[str, type[Check]] = {
 }
 
 
-def make_check(rule: Rule, settings: Settings) -> Check:
-    if rule.kind == "check":
-        try:
-            cls = NAMED_CHECKS[rule.match["check"]]
-        except KeyError:
-            from ..rules_loader import RuleDataError
+def check_class(rule: Rule) -> type[Check]:
+    """The matcher of a rule; a rule file naming a check that does not exist is a RuleDataError."""
+    if rule.kind != "check":
+        return KIND_CHECKS[rule.kind]
+    try:
+        return NAMED_CHECKS[rule.match["check"]]
+    except KeyError:
+        raise RuleDataError(
+            rule.source_file, rule.code, "match.check",
+            f"no check named '{rule.match['check']}' (known: {', '.join(sorted(NAMED_CHECKS))})",
+        ) from None
 
-            raise RuleDataError(
-                rule.source_file, rule.code, "match.check",
-                f"no check named '{rule.match['check']}' (known: {', '.join(sorted(NAMED_CHECKS))})",
-            ) from None
-    else:
-        cls = KIND_CHECKS[rule.kind]
-    return cls(rule, settings)
+
+def make_check(rule: Rule, settings: Settings) -> Check:
+    return check_class(rule)(rule, settings)

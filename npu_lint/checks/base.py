@@ -5,9 +5,9 @@ from typing import ClassVar
 
 from astroid import nodes
 
-from ..context import ModuleContext
-from ..rule import Rule
-from ..settings import Settings
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.config.settings import Settings
+from npu_lint.core.rule import Rule
 
 
 class Check:

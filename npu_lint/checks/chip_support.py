@@ -1,18 +1,19 @@
 """checks: api_unsupported_on_chip (NPU303) and the opt-in api_not_verified_on_npu (NPU930).
 
 Both read what the generator merged from Ascend's per-API support lists into
-rules/operator_support.yaml: the chips marked ✘ per API, and the public torch names the list does
+data/operator_support.yaml: the chips marked ✘ per API, and the public torch names the list does
 not mention ("not verified", which is not "unsupported").
 """
 from __future__ import annotations
 
 from astroid import nodes
 
-from ..context import ModuleContext
-from ..operator_data import CHIP_IDS_ORDER, chip_label
-from .base import Check
-from .operator_calls import (ApiListCall, chip_of, load_api_table, owned_by_other_rules, resolve_chain,
-                             scan_words)
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.checks.base import Check
+from npu_lint.checks.operator_calls import (
+    ApiListCall, chip_of, load_api_table, owned_by_other_rules, resolve_chain, scan_words
+)
+from npu_lint.knowledge.operator_data import CHIP_IDS_ORDER, chip_label
 
 
 class ApiUnsupportedOnChip(Check):

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from ..context import ModuleContext
-from ..names import qualified_name
-from .base import Check
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import qualified_name
+from npu_lint.checks.base import Check
 
 BUILDERS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
 

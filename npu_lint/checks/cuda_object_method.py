@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from ..context import ModuleContext
-from ..cuda_surface import is_cuda_name
-from ..findings import Confidence
-from ..names import qualified_name
-from ..receivers import ReceiverKind, receiver_kind
-from .base import Check
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
+from npu_lint.checks.base import Check
+from npu_lint.core.findings import Confidence
+from npu_lint.knowledge.cuda_surface import is_cuda_name
 
 
 class CudaObjectMethod(Check):

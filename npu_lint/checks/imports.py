@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from ..context import ModuleContext
-from .base import Check
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.checks.base import Check
 
 
 class ImportCheck(Check):

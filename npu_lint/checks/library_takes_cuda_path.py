@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from .. import release_data
-from ..context import ModuleContext
-from ..transfer import transfer_facts
-from .base import Check
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.transfer import transfer_facts
+from npu_lint.checks.base import Check
+from npu_lint.knowledge import release_data
 
 
 class LibraryTakesCudaPath(Check):

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from .. import edits
-from ..context import ModuleContext
-from ..findings import Applicability, Confidence
-from ..names import qualified_name
-from ..receivers import ReceiverKind, receiver_kind
-from .base import Check
+from npu_lint.analysis import edits
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
+from npu_lint.checks.base import Check
+from npu_lint.core.findings import Applicability, Confidence
 
 _RECEIVER_LABEL = {
     ReceiverKind.TENSOR: "Tensor",

@@ -10,20 +10,15 @@ import re
 
 from astroid import nodes
 
-from ..context import ModuleContext
-from ..rules_loader import shipped_rules
-from ..torch_npu_import import imports_torch_npu, last_torch_import
-from .base import Check
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.torch_npu_import import imports_torch_npu, last_torch_import
+from npu_lint.checks.base import Check
 
 _NPU_DEVICE = re.compile(r"^npu(:\d+)?$")
 
 
 class MissingTorchNpuImport(Check):
     node_types = (nodes.Attribute, nodes.Const)
-
-    def __init__(self, rule, settings):
-        super().__init__(rule, settings)
-        self.device_rules = frozenset(r.code for r in shipped_rules() if r.device_use)
 
     def triggers(self) -> frozenset:
         return frozenset({"npu"})  # device findings of other rules come with their own triggers
@@ -40,7 +35,8 @@ class MissingTorchNpuImport(Check):
 
     def leave_module(self, ctx: ModuleContext) -> None:
         uses_npu = ctx.scratch.get(self, False)
-        uses_device = uses_npu or any(f.code in self.device_rules for f in ctx.findings)
+        device_rules = {rule.code for rule in ctx.catalog if rule.device_use}
+        uses_device = uses_npu or any(f.code in device_rules for f in ctx.findings)
         if not uses_device or imports_torch_npu(ctx.module):
             return
         stmt = last_torch_import(ctx.module)

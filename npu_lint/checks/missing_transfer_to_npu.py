@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from ..context import ModuleContext
-from ..torch_npu_import import last_torch_import
-from ..transfer import TRANSFER_IMPORT
-from .base import Check
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.torch_npu_import import last_torch_import
+from npu_lint.analysis.transfer import TRANSFER_IMPORT
+from npu_lint.checks.base import Check
 
 ENVIRONMENT_SWITCH = "TORCH_TRANSFER_TO_NPU"
 

@@ -12,12 +12,12 @@ from typing import FrozenSet, Iterable, Optional, Tuple
 
 from astroid import nodes
 
-from .. import operator_data, release_data
-from ..context import ModuleContext
-from ..findings import Confidence
-from ..names import chain_parts, is_chain_top, name_trigger, qualified_name
-from ..receivers import ReceiverKind, receiver_kind
-from .base import Check
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import chain_parts, is_chain_top, name_trigger, qualified_name
+from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
+from npu_lint.checks.base import Check
+from npu_lint.core.findings import Confidence
+from npu_lint.knowledge import operator_data, release_data
 
 TENSOR = "torch.Tensor."
 _QNAMES = "operator-calls:qnames"
@@ -230,7 +230,7 @@ def first_tensor(call: nodes.Call, method: bool) -> Optional[nodes.NodeNG]:
 
 @functools.lru_cache(maxsize=1)
 def _owned() -> Tuple[FrozenSet[str], Tuple[str, ...]]:
-    from ..rules_loader import shipped_rules
+    from npu_lint.knowledge.loader import shipped_rules
 
     # The CUDA surface the NPU1xx/NPU4xx checks report with their own advice (torch.cuda, the
     # cuDNN/CUDA backend flags, C++/CUDA extension builds), and every symbol rule's names.

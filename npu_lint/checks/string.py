@@ -10,11 +10,12 @@ import re
 
 from astroid import nodes
 
-from .. import edits, release_data
-from ..arguments import argument_role, is_docstring
-from ..transfer import call_is_wrapped, enclosing_call
-from ..context import ModuleContext
-from .base import Check
+from npu_lint.analysis import edits
+from npu_lint.analysis.arguments import argument_role, is_docstring
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.transfer import call_is_wrapped, enclosing_call
+from npu_lint.checks.base import Check
+from npu_lint.knowledge import release_data
 
 
 def string_template(node: nodes.NodeNG) -> str | None:

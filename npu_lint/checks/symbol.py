@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from .. import edits
-from ..context import ModuleContext
-from ..findings import Edit
-from ..names import ATTRIBUTE_NODES, chain_parts, is_chain_top, name_trigger
-from .base import Check
+from npu_lint.analysis import edits
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, is_chain_top, name_trigger
+from npu_lint.checks.base import Check
+from npu_lint.core.findings import Edit
 
 
 class SymbolCheck(Check):

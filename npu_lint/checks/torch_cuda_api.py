@@ -7,15 +7,16 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from .. import edits, release_data
-from ..context import ModuleContext
-from ..cuda_surface import (
+from npu_lint.analysis import edits
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top
+from npu_lint.checks.base import Check
+from npu_lint.core.findings import Edit, Position
+from npu_lint.knowledge import release_data
+from npu_lint.knowledge.cuda_surface import (
     first_release_with_equivalent, hint_for, is_cuda_name, is_plain_rename, note_for, npu_equivalent,
-    patched_by_transfer_to_npu,
+    patched_by_transfer_to_npu
 )
-from ..findings import Edit, Position
-from ..names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top
-from .base import Check
 
 
 class _CudaUse:

@@ -10,12 +10,12 @@ import re
 
 from astroid import nodes
 
-from .. import release_data
-from ..arguments import argument_role
-from ..context import ModuleContext
-from ..transfer import call_is_wrapped
-from .base import Check
-from .string import string_template
+from npu_lint.analysis.arguments import argument_role
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.transfer import call_is_wrapped
+from npu_lint.checks.base import Check
+from npu_lint.checks.string import string_template
+from npu_lint.knowledge import release_data
 
 # Strings that are the device or backend itself are meant to be rewritten.
 _INTENDED = re.compile(r"^(cuda(:\S*)?|nccl)$")

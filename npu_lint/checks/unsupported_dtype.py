@@ -14,12 +14,14 @@ from typing import Optional, Tuple
 
 from astroid import nodes
 
-from ..context import ModuleContext
-from ..names import qualified_name
-from ..operator_data import DTYPE_NAMES, chip_label
-from .base import Check
-from .operator_calls import (TENSOR, chip_of, keyword, last_parts, load_api_table, operators_for, release_of, resolve_call,
-                             resolve_chain, single_value)
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import qualified_name
+from npu_lint.checks.base import Check
+from npu_lint.checks.operator_calls import (
+    TENSOR, chip_of, keyword, last_parts, load_api_table, operators_for, release_of, resolve_call, resolve_chain,
+    single_value
+)
+from npu_lint.knowledge.operator_data import DTYPE_NAMES, chip_label
 
 TENSOR_PREFIX = "torch.Tensor."
 # Literals naming the checked dtypes.

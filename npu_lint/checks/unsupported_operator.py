@@ -2,7 +2,7 @@
 opt-in operator_may_fall_back_to_cpu (NPU931).
 
 Calls of Python APIs that reach ATen overloads without an NPU kernel in the target torch_npu
-release (rules/operator_support.yaml, docs/operators.md): `torch.*`, `torch.linalg.*`,
+release (data/operator_support.yaml, docs/operators.md): `torch.*`, `torch.linalg.*`,
 `torch.special.*`, `torch.nn.functional.*`, `nn` modules whose forward reaches one, methods on
 inferred Tensors, and hand-listed non-ATen ops (`torchvision.ops.nms`).
 """
@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from ..context import ModuleContext
-from ..findings import Confidence
-from .base import Check
-from .operator_calls import (ApiListCall, TENSOR, explicitly_on_cpu, first_tensor, last_name, last_parts, operators_for,
-                             reached, release_of, resolve_call, scan_words, tensor_methods)
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.checks.base import Check
+from npu_lint.checks.operator_calls import (
+    TENSOR, ApiListCall, explicitly_on_cpu, first_tensor, last_name, last_parts, operators_for, reached, release_of,
+    resolve_call, scan_words, tensor_methods
+)
+from npu_lint.core.findings import Confidence
 
 _DEFAULT_WORKAROUND = {
     "cpu-fallback": "if it must stay, move that computation to the CPU explicitly (`.cpu()`, then "

@@ -4,8 +4,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Dict, List, Sequence, Tuple
 
-from npu_lint.generate.op_classes import (CLASSES, COMPOSITE_EXPLICIT, COMPOSITE_IMPLICIT, DESCRIPTIONS,
-                                          LAYOUT, NO_KERNEL, _LAYOUT_KEY)
+from npu_lint.generate.op_classes import (
+    _LAYOUT_KEY, CLASSES, COMPOSITE_EXPLICIT, COMPOSITE_IMPLICIT, DESCRIPTIONS, LAYOUT, NO_KERNEL
+)
 from npu_lint.generate.operator_extras import HAND_LISTED
 from npu_lint.generate.operator_facts import CHECKED_DTYPES, ReleaseOperators
 
@@ -174,7 +175,7 @@ def render_docs(records: List[dict], results: List[ReleaseOperators]) -> str:
         "`torchgen/packaged/ATen/native/`, `autogen` names expanded) is classified against the NPU",
         "kernel list of the torch-npu wheel (`torch_npu/csrc/aten/npu_native_functions_by_codegen.yaml`,",
         "sections `supported`, `symint`, `quant`, `autograd`; `custom` holds NPU-only operators). The",
-        "rules NPU301/NPU302 read the result from `rules/operator_support.yaml`; NPU303/NPU304 and the",
+        "rules NPU301/NPU302 read the result from `data/operator_support.yaml`; NPU303/NPU304 and the",
         "opt-in NPU930/NPU931 also read what was merged from Ascend's per-API support lists.",
         "",
         f"    {GENERATOR}            # regenerate the data file and this page",

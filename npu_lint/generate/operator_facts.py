@@ -1,7 +1,7 @@
 """One release's operator facts: read the wheels, classify, map to Python, merge Ascend's lists.
 
 `ReleaseOperators` keeps everything the docs page lists; `facts()` is the compact part that goes
-into rules/operator_support.yaml (only what the rules need).
+into data/operator_support.yaml (only what the rules need).
 """
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from npu_lint.generate.ascend_lists import CHIP_IDS, AscendEntry, AscendList
 from npu_lint.generate.aten_ops import NativeFunctions, read_native_functions
 from npu_lint.generate.npu_kernels import NpuKernels, read_npu_kernels
 from npu_lint.generate.op_classes import classify, counts
-from npu_lint.generate.operator_extras import (FAST_PATH_MODULES, FAST_PATH_SWITCH, FUSED_OPERATORS,
-                                               GENERIC_INSTEAD, HAND_LISTED, HAND_LISTED_WORKAROUND,
-                                               NPU_WIDE_DTYPES)
+from npu_lint.generate.operator_extras import (
+    FAST_PATH_MODULES, FAST_PATH_SWITCH, FUSED_OPERATORS, GENERIC_INSTEAD, HAND_LISTED, HAND_LISTED_WORKAROUND,
+    NPU_WIDE_DTYPES
+)
 from npu_lint.generate.python_apis import Ambiguous, ApiPath, all_paths, python_api_names
 from npu_lint.generate.torch_sources import TorchSources, read_torch_sources
 

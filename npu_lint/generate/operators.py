@@ -1,4 +1,4 @@
-"""Generate rules/operator_support.yaml and docs/operators.md: which ATen operators run on the NPU.
+"""Generate data/operator_support.yaml and docs/operators.md: which ATen operators run on the NPU.
 
     python -m npu_lint.generate.operators          # (re)write the data file and the docs page
     python -m npu_lint.generate.operators --check  # write nothing; exit 1 if either is stale
@@ -21,23 +21,24 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import yaml
 
-from npu_lint import release_data
 from npu_lint.generate.ascend_lists import AscendList, available_lists, read_list
 from npu_lint.generate.aten_ops import SchemaError
 from npu_lint.generate.npu_kernels import NpuWheelError
 from npu_lint.generate.operator_docs import render_docs
 from npu_lint.generate.operator_facts import CHECKED_DTYPES, ReleaseOperators, read_release
-from npu_lint.generate.torch_npu_releases import (PIP_PLATFORM_ARGS, RELEASES, WHEEL_PLATFORM,
-                                                  encode_change, summarize_differences, torch_version_of)
+from npu_lint.generate.torch_npu_releases import (
+    PIP_PLATFORM_ARGS, RELEASES, WHEEL_PLATFORM, encode_change, summarize_differences, torch_version_of
+)
 from npu_lint.generate.torch_sources import TorchWheelError
 from npu_lint.generate.wheel_cache import WheelFetchError, cache_dir, fetch_wheel
-from npu_lint.operator_data import DATA_FILE, SCHEMA_VERSION, parse_operator_data
-from npu_lint.release_data import apply_changes, flatten_facts
 from npu_lint.generate.yaml_output import dump_yaml
+from npu_lint.knowledge import release_data
+from npu_lint.knowledge.operator_data import DATA_FILE, SCHEMA_VERSION, parse_operator_data
+from npu_lint.knowledge.release_data import apply_changes, flatten_facts
 
 REPO = Path(__file__).resolve().parents[2]
 GENERATOR = "python -m npu_lint.generate.operators"
-DEFAULT_OUTPUT = REPO / "rules" / DATA_FILE
+DEFAULT_OUTPUT = REPO / "data" / DATA_FILE
 DEFAULT_DOCS = REPO / "docs" / "operators.md"
 DEFAULT_ASCEND = REPO.parent / "shared" / "ascend-api-support"
 
@@ -203,7 +204,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog=GENERATOR, description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 when the data file or the docs page is stale")
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="data file (default: rules/%(default)s)")
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="data file (default: %(default)s)")
     parser.add_argument("--docs", type=Path, default=DEFAULT_DOCS, help="docs page (default: docs/operators.md)")
     parser.add_argument("--ascend-lists", type=Path, default=DEFAULT_ASCEND,
                         help="folder of Ascend's pytorch_X-Y-Z support lists "

@@ -17,7 +17,7 @@ import dataclasses
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from npu_lint.generate.aten_ops import Overload
-from npu_lint.generate.op_classes import FAILS_ON_NPU, NO_KERNEL, RUNS_ON_NPU, CPU_FALLBACK
+from npu_lint.generate.op_classes import CPU_FALLBACK, FAILS_ON_NPU, NO_KERNEL, RUNS_ON_NPU
 from npu_lint.generate.source_calls import CallSite, call_sites, import_aliases, parameters
 from npu_lint.generate.torch_sources import TorchSources
 

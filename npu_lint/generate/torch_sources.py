@@ -6,8 +6,8 @@ import dataclasses
 import zipfile
 from typing import Dict, FrozenSet, Optional
 
-from npu_lint.generate.aten_ops import NATIVE_FUNCTIONS
 from npu_lint.generate.ast_reading import module_all, top_level_public_names
+from npu_lint.generate.aten_ops import NATIVE_FUNCTIONS
 
 FUNCTIONAL = "torch/nn/functional.py"
 VARIABLE_FUNCTIONS = "torch/_C/_VariableFunctions.pyi"

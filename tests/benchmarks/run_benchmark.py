@@ -198,9 +198,9 @@ def astroid_fraction(files: list[Path]) -> dict:
     """How many files (and bytes) pass the engine's trigger-word text scan, and how many reach
     astroid at all: counted by checking every file in this process with `build_module` wrapped,
     so the count is the engine's own, whatever its cheap stages are."""
-    from npu_lint import engine as engine_module
-    from npu_lint.runner import lint_bytes
-    from npu_lint.source import SourceError, decode_source
+    from npu_lint.core.source import SourceError, decode_source
+    from npu_lint.engine import engine as engine_module
+    from npu_lint.run.runner import lint_bytes
 
     engine = engine_module.Engine()
     counts = {"files": 0, "bytes": 0, "text_scan": 0, "text_scan_bytes": 0,
@@ -299,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         print(table(report))
         return 0
     skip = set(filter(None, args.skip.split(",")))
-    from npu_lint import result_cache
+    from npu_lint.run import result_cache
 
     fingerprint_before = result_cache.fingerprint()  # npu-lint's code and data, to see edits during the run
 

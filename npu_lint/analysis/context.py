@@ -1,0 +1,89 @@
+"""Per-module state the checks share: positions, reporting, cached lookups."""
+from __future__ import annotations
+
+from astroid import nodes
+
+from npu_lint.config.settings import Settings
+from npu_lint.core.findings import Applicability, Confidence, Edit, Finding, Fix, Position
+from npu_lint.core.rule import Rule
+from npu_lint.core.source import LineIndex
+
+_RANK = {Applicability.SAFE: 0, Applicability.UNSAFE: 1, Applicability.DISPLAY_ONLY: 2}
+
+
+class ModuleContext:
+    def __init__(self, module: nodes.Module, text: str, settings: Settings, catalog: tuple[Rule, ...] = ()):
+        self.module = module
+        self.catalog = catalog  # every rule the engine knows (shipped and extend-rules), enabled or not
+        self.text = text
+        self.index = LineIndex(text)
+        self.settings = settings
+        self.findings: list[Finding] = []
+        self.scratch: dict = {}  # per-module state of checks, keyed by check
+
+    def torch_npu_import_edits(self) -> tuple[Edit, ...]:
+        """The edit that adds `import torch_npu`, or none when the module has it (cached)."""
+        if "torch_npu_import" not in self.scratch:
+            from npu_lint.analysis.torch_npu_import import imports_torch_npu, last_torch_import
+
+            stmt = None if imports_torch_npu(self.module) else last_torch_import(self.module)
+            self.scratch["torch_npu_import"] = () if stmt is None else (self.insert_after(stmt),)
+        return self.scratch["torch_npu_import"]
+
+    def insert_after(self, stmt: nodes.NodeNG, statement: str = "import torch_npu") -> Edit:
+        """An edit adding `statement` on its own line after stmt, in the file's line ending."""
+        from npu_lint.analysis.torch_npu_import import insertion_edit
+
+        line = self.index.line(stmt.end_lineno or stmt.lineno)
+        return insertion_edit(stmt, line, "\r\n" if line.endswith("\r\n") else "\n", statement)
+
+    # -- positions -------------------------------------------------------
+    def start(self, node: nodes.NodeNG) -> Position:
+        return Position(node.lineno, self.index.char_column(node.lineno, node.col_offset))
+
+    def end(self, node: nodes.NodeNG) -> Position:
+        line = node.end_lineno or node.lineno
+        column = node.end_col_offset if node.end_col_offset is not None else node.col_offset
+        return Position(line, self.index.char_column(line, column))
+
+    def node_text(self, node: nodes.NodeNG) -> str:
+        start, end = self.start(node), self.end(node)
+        return self.index.segment((start.line, start.column), (end.line, end.column))
+
+    # -- reporting -------------------------------------------------------
+    def report(
+        self,
+        rule: Rule,
+        node: nodes.NodeNG,
+        confidence: Confidence = Confidence.HIGH,
+        edits: tuple[Edit, ...] = (),
+        start: Position | None = None,
+        end: Position | None = None,
+        applicability: Applicability | None = None,
+        **fields: str,
+    ) -> None:
+        """Record a finding; `applicability` may only lower the rule's own."""
+        fix = None
+        if rule.fix is not None:
+            level = rule.fix.applicability
+            if not edits:
+                level = Applicability.DISPLAY_ONLY
+            elif applicability is not None and _RANK[applicability] > _RANK[level]:
+                level = applicability
+            if rule.device_use and edits:
+                # The fix writes an NPU name: a fix applied alone (an editor's quick
+                # fix) must bring `import torch_npu` along; identical edits apply once.
+                edits = tuple(edits) + self.torch_npu_import_edits()
+            fix = Fix(level, rule.format_fix_message(**fields), tuple(edits))
+        self.findings.append(
+            Finding(
+                code=rule.code,
+                name=rule.name,
+                message=rule.format_message(**fields),
+                start=start or self.start(node),
+                end=end or self.end(node),
+                severity=rule.severity,
+                confidence=confidence,
+                fix=fix,
+            )
+        )

@@ -1,0 +1,56 @@
+"""What torch_npu's transfer_to_npu rewrites at run time, per release (the `auto` strategy)."""
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+from astroid import nodes
+
+from npu_lint.analysis.names import qualified_name
+from npu_lint.knowledge import release_data
+from npu_lint.knowledge.loader import RuleDataError
+from npu_lint.knowledge.location import data_file
+from npu_lint.knowledge.yaml_data import load_yaml
+
+TRANSFER_FILE = "transfer_to_npu.yaml"
+TRANSFER_IMPORT = "from torch_npu.contrib import transfer_to_npu"
+
+
+@dataclasses.dataclass(frozen=True)
+class TransferFacts:
+    reaches: dict[str, str]
+    cuda_path_libraries: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=1)
+def transfer_facts() -> TransferFacts:
+    data = load_yaml(data_file(TRANSFER_FILE)) or {}
+    reaches, libraries = data.get("reaches", {}), data.get("cuda_path_libraries", [])
+    if not isinstance(reaches, dict) or not isinstance(libraries, list):
+        raise RuleDataError(TRANSFER_FILE, None, "reaches", "expected a mapping and a list")
+    return TransferFacts(dict(reaches), tuple(libraries))
+
+
+def _wrapped_set(wrapper: str, release: str) -> frozenset[str]:
+    return release_data.facts(release).wrapped.get(wrapper, frozenset())
+
+
+def call_is_wrapped(call: nodes.Call, wrapper: str, release: str) -> bool:
+    """Does transfer_to_npu's `wrapper` rewrite the arguments of this call?"""
+    wrapped = _wrapped_set(wrapper, release)
+    qname = qualified_name(call.func)
+    if qname is not None:
+        target = transfer_facts().reaches.get(qname, qname)
+        return target in wrapped or f"{target}.__init__" in wrapped
+    if isinstance(call.func, nodes.Attribute):  # a method on a value: Tensor.to, Module.to_empty
+        name = call.func.attrname
+        return f"torch.Tensor.{name}" in wrapped or f"torch.nn.Module.{name}" in wrapped
+    return False
+
+
+def enclosing_call(node: nodes.NodeNG) -> nodes.Call | None:
+    """The call an argument belongs to (through a keyword), if any."""
+    parent = node.parent
+    if isinstance(parent, nodes.Keyword):
+        parent = parent.parent
+    return parent if isinstance(parent, nodes.Call) and node is not parent.func else None

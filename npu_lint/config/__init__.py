@@ -1,0 +1,1 @@
+"""What a run is asked to do: Settings, read from configuration files and options."""

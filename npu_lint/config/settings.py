@@ -1,0 +1,71 @@
+"""What a run is asked to do: which rules, for which torch_npu release."""
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import os
+
+from npu_lint.core.rule import Rule
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    select: tuple[str, ...] = ()  # code prefixes; empty means the default set
+    ignore: tuple[str, ...] = ()
+    target_torch_npu: str | None = None  # None means the newest release
+    npu_chip: str = "Atlas A2"
+    strategy: str = "manual"  # "auto": the transfer_to_npu route
+    unsafe_fixes: bool = False
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, codes)
+    exclude: tuple[str, ...] = ()  # globs of paths the CLI does not walk into
+    config_dir: str | None = None  # where the configuration file was; globs are relative to it
+    extend_rules: tuple[str, ...] = ()  # extra rule files (absolute paths), validated like rules/
+
+    def enables(self, rule: Rule) -> bool:
+        if self.strategy not in rule.strategies:
+            return False
+        if rule.since or rule.until:
+            from npu_lint.knowledge import release_data
+
+            target = self.target_torch_npu or release_data.default_release()
+            if not rule.applies_to(target, release_data.releases()):
+                return False
+        if any(rule.code.startswith(prefix) for prefix in self.ignore):
+            return _longest(rule.code, self.select) > _longest(rule.code, self.ignore)
+        if self.select:
+            return _longest(rule.code, self.select) > 0 and (
+                rule.default_enabled or _longest(rule.code, self.select) > 3
+            )
+        return rule.default_enabled
+
+    def _relative(self, path: str) -> str:
+        if self.config_dir:
+            try:
+                return os.path.relpath(os.path.abspath(path), self.config_dir).replace(os.sep, "/")
+            except ValueError:  # another drive on Windows
+                pass
+        return path.replace(os.sep, "/")
+
+    def _matches(self, path: str, pattern: str) -> bool:
+        relative = self._relative(path)
+        return any(fnmatch.fnmatch(candidate, pattern) for candidate in (relative, os.path.basename(path)))
+
+    def ignored_codes(self, path: str) -> tuple[str, ...]:
+        """Codes that per-file-ignores switches off for this file."""
+        return tuple(code for pattern, codes in self.per_file_ignores if self._matches(path, pattern) for code in codes)
+
+    def excludes(self, path: str) -> bool:
+        return any(self._matches(path, pattern) or self._matches(path, pattern.rstrip("/") + "/*")
+                   for pattern in self.exclude)
+
+
+def _longest(code: str, prefixes: tuple[str, ...]) -> int:
+    """Length of the most specific prefix matching code (0 when none)."""
+    return max((len(p) for p in prefixes if code.startswith(p)), default=0)
+
+
+def split_codes(value: str | None) -> tuple[str, ...]:
+    """'NPU1, NPU201' -> ('NPU1', 'NPU201')."""
+    if not value:
+        return ()
+    return tuple(part.strip().upper() for part in value.replace(",", " ").split() if part.strip())

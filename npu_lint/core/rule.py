@@ -1,0 +1,76 @@
+"""A rule as the rule data describes it, after validation."""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from npu_lint.core.findings import Applicability, Severity
+
+# pylint message ids: one checker per rule family, checker digits 51-59
+# (pylint reserves 51-99 for plugins), message digits from the rule code.
+_PYLINT_LETTER = {Severity.ERROR: "E", Severity.WARNING: "W", Severity.INFO: "C"}
+
+
+@dataclasses.dataclass(frozen=True)
+class RuleDoc:
+    what: str
+    why: str
+    example: str
+    use_instead: str
+    fix_safety: str
+
+
+@dataclasses.dataclass(frozen=True)
+class FixSpec:
+    applicability: Applicability
+    message: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    kind: str
+    severity: Severity
+    message: str
+    doc: RuleDoc
+    source_file: str
+    fix: FixSpec | None = None
+    references: tuple[str, ...] = ()
+    device_use: bool = False
+    default_enabled: bool = True
+    strategies: tuple[str, ...] = ("manual", "auto")  # migration routes the rule serves
+    step: str = "interfaces"  # the migration step it checks (see rules_loader.STEPS)
+    since: str | None = None  # first torch_npu release the rule applies to
+    until: str | None = None  # last one
+    # Kind-specific match data, kept as plain values from the YAML.
+    match: Any = None
+
+    def applies_to(self, release: str, releases: tuple[str, ...]) -> bool:
+        position = releases.index(release)
+        return (self.since is None or releases.index(self.since) <= position) and (
+            self.until is None or position <= releases.index(self.until))
+
+    @property
+    def family(self) -> str:
+        return self.code[:4] + "xx"
+
+    @property
+    def pylint_checker_digits(self) -> str:
+        return "5" + self.code[3]
+
+    @property
+    def pylint_msgid(self) -> str:
+        return _PYLINT_LETTER[self.severity] + self.pylint_checker_digits + self.code[4:]
+
+    @property
+    def doc_path(self) -> str:
+        """The rule's generated doc page, relative to the repository."""
+        return f"docs/rules/{self.code}.md"
+
+    def format_message(self, **fields: str) -> str:
+        return self.message.format(**fields)
+
+    def format_fix_message(self, **fields: str) -> str:
+        assert self.fix is not None
+        return self.fix.message.format(**fields)

@@ -1,0 +1,1 @@
+"""The one engine: source text -> findings, with `# noqa` applied. Every front end calls it."""

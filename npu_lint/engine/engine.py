@@ -1,0 +1,205 @@
+"""The one engine: source text -> astroid module -> findings.
+
+Every front end calls this and only translates what it returns.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import os
+import warnings
+from collections import defaultdict
+
+import astroid
+from astroid import nodes, rebuilder
+from astroid.builder import AstroidBuilder
+
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.prefilter import text_words, tree_could_fire
+from npu_lint.checks import check_class, make_check
+from npu_lint.checks.base import Check
+from npu_lint.config.settings import Settings
+from npu_lint.core.findings import Finding
+from npu_lint.core.rule import Rule
+from npu_lint.knowledge import torch_model
+from npu_lint.knowledge.loader import rules_with_extensions
+
+MIN_TEXT_TRIGGER = 4
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """A file that could not be checked, or a rule that failed on it."""
+
+    kind: str  # "syntax-error", "unreadable", "internal-error"
+    message: str
+    line: int = 1
+    column: int = 0
+    rule: str | None = None
+
+
+@dataclasses.dataclass
+class CheckResult:
+    findings: list[Finding]
+    problems: list[Problem]
+
+
+def harden_astroid() -> None:
+    """Never let astroid import (and so run) a C extension of the user's project.
+
+    Only for processes npu-lint owns; inside pylint, pylint's own
+    `unsafe-load-any-extension` / `extension-pkg-allow-list` settings stand.
+    """
+    astroid.MANAGER.always_load_extensions = False
+    astroid.MANAGER.extension_package_whitelist.clear()
+
+
+class Engine:
+    def __init__(self, settings: Settings = Settings(), rules: tuple[Rule, ...] | None = None,
+                 harden: bool = True):
+        torch_model.install()
+        if harden:
+            harden_astroid()
+        self.settings = settings
+        if rules is None:
+            rules = rules_with_extensions(settings.extend_rules)
+        for rule in rules:
+            check_class(rule)  # a rule naming no shipped check fails here, for every front end
+        self.catalog = tuple(rules)  # every known rule, enabled or not: checks may ask about others
+        self.rules = tuple(r for r in rules if settings.enables(r))
+        self.checks = [make_check(rule, settings) for rule in self.rules]
+        self.by_type: dict[type, list[Check]] = defaultdict(list)
+        for check in self.checks:
+            for node_type in check.node_types:
+                self.by_type[node_type].append(check)
+        self.triggers = frozenset().union(*(check.triggers() for check in self.checks))
+        self.string_triggers = frozenset().union(*(check.string_triggers() for check in self.checks))
+        # A substring scan only rules files out when every word is long enough to be
+        # rare in text; short ones ("lu") are left to the exact identifier match on the ast.
+        words = text_words(self.triggers, self.string_triggers)
+        self.text_triggers = words if all(len(w) >= MIN_TEXT_TRIGGER for w in words) else None
+
+    def could_fire(self, text: str) -> bool:
+        """Cheap text scan: a file without any trigger word never reaches astroid."""
+        if self.text_triggers is None:
+            return bool(self.triggers or self.string_triggers)
+        return any(word in text for word in self.text_triggers)
+
+    def worth_checking(self, text: str) -> bool:
+        """Both cheap stages, for front ends that hold an astroid module already (pylint)."""
+        if not self.could_fire(text):
+            return False
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text + "\n")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return True  # let the astroid side say what is wrong
+        return tree_could_fire(tree, self.triggers, self.string_triggers)
+
+    def check_text(self, text: str, path: str = "<string>", tree: ast.Module | None = None) -> CheckResult:
+        """Check source text; `tree` is Python's ast of it when the caller has one (flake8)."""
+        if not self.could_fire(text):
+            return CheckResult([], [])
+        if tree is None:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # SyntaxWarnings are the user's business
+                    tree = ast.parse(text + "\n", filename=path, type_comments=True)
+            except SyntaxError as exc:
+                line = exc.lineno or 1
+                column = max((exc.offset or 1) - 1, 0)
+                return CheckResult([], [Problem("syntax-error", f"SyntaxError: {exc.msg}", line, column)])
+            except (ValueError, RecursionError, MemoryError) as exc:
+                return CheckResult([], [Problem("unreadable", f"cannot parse this file: {type(exc).__name__}: {exc}")])
+        try:
+            if not tree_could_fire(tree, self.triggers, self.string_triggers):
+                return CheckResult([], [])
+            module = build_module(text, path, tree)
+        except (astroid.AstroidBuildingError, RecursionError, MemoryError, ValueError) as exc:
+            return CheckResult([], [Problem("unreadable", f"astroid cannot build this file: {type(exc).__name__}: {exc}")])
+        try:
+            return self.check_module(module, text, path)
+        finally:
+            _forget(module)
+
+    def check_module(self, module: nodes.Module, text: str, path: str = "<string>") -> CheckResult:
+        ctx = ModuleContext(module, text, self.settings, self.catalog)
+        problems: list[Problem] = []
+        failed: set[Check] = set()
+
+        def run(check: Check, method, *args) -> None:
+            if check in failed:
+                return
+            try:
+                method(*args)
+            except Exception as exc:  # one rule failing must not stop the others
+                failed.add(check)
+                line = getattr(args[0], "lineno", None) or 1 if args else 1
+                problems.append(Problem(
+                    "internal-error",
+                    f"rule {check.rule.code} ({check.rule.name}) failed: {type(exc).__name__}: {exc}",
+                    line=line, rule=check.rule.code,
+                ))
+
+        if self.could_fire(text):
+            for node in walk(module):
+                for check in self.by_type.get(type(node), ()):
+                    run(check, check.visit, node, ctx)
+            for check in self.checks:
+                run(check, check.leave_module, ctx)
+        findings = sorted(set(ctx.findings), key=lambda f: f.sort_key)
+        ignored = self.settings.ignored_codes(path) if self.settings.per_file_ignores else ()
+        if ignored:
+            findings = [f for f in findings if not f.code.startswith(ignored)]
+        return CheckResult(findings, problems)
+
+
+_ENGINES: dict[tuple[Settings, bool], Engine] = {}
+
+
+def engine_for(settings: Settings, harden: bool = True) -> Engine:
+    """One engine per distinct settings, per process (front ends share them)."""
+    engine = _ENGINES.get((settings, harden))
+    if engine is None:
+        engine = _ENGINES[(settings, harden)] = Engine(settings, harden=harden)
+    return engine
+
+
+def walk(module: nodes.Module):
+    """Every node, parents before children, in source order, without recursion."""
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        yield node
+        children = list(node.get_children())
+        children.reverse()
+        stack.extend(children)
+
+
+class _PreparsedBuilder(AstroidBuilder):
+    """astroid's string_build, fed the ast tree the engine already parsed (no second parse)."""
+
+    def __init__(self, tree: ast.Module):
+        super().__init__(astroid.MANAGER)
+        self._tree = tree
+
+    def _data_build(self, data: str, modname: str, path: str | None):
+        node_file = os.path.abspath(path) if path is not None else "<?>"
+        package = path is not None and os.path.splitext(os.path.basename(path))[0] == "__init__"
+        builder = rebuilder.TreeRebuilder(self._manager, data)
+        return builder.visit_module(self._tree, modname, node_file, package), builder
+
+
+def build_module(text: str, path: str, tree: ast.Module | None = None) -> nodes.Module:
+    """Build an astroid module from text (and its ast tree, if parsed already)."""
+    modname = os.path.splitext(os.path.basename(path))[0] or "module"
+    builder = _PreparsedBuilder(tree) if tree is not None else AstroidBuilder(astroid.MANAGER)
+    return builder.string_build(text, modname=modname, path=path)
+
+
+def _forget(module: nodes.Module) -> None:
+    """astroid caches every module it builds; a linted file must not stay in memory."""
+    cache = astroid.MANAGER.astroid_cache
+    if cache.get(module.name) is module:
+        del cache[module.name]

@@ -1,0 +1,59 @@
+"""`# noqa`, `# noqa: NPU101` and `# pylint: disable=<rule-name>` for the CLI and fix.
+
+flake8 and pylint apply their own comments; this module makes `npu-lint`
+honour the same ones, line by line.
+"""
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+
+from npu_lint.core.findings import Finding
+
+# flake8's own pattern, so both front ends read a comment the same way.
+NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
+PYLINT_DISABLE = re.compile(r"#\s*pylint:\s*disable(?P<next>-next)?\s*=\s*(?P<names>[\w\-, ]+)")
+
+
+class Suppressions:
+    @staticmethod
+    def may_suppress(text: str) -> bool:
+        """Cheap: tokenizing for comments is only worth it when one could be there."""
+        lowered = text.lower()
+        return "noqa" in lowered or "pylint:" in lowered
+
+    def __init__(self, text: str):
+        self.noqa: dict[int, frozenset[str] | None] = {}  # None: every code
+        self.disabled: dict[int, frozenset[str]] = {}
+        for line, comment in _comments(text):
+            match = NOQA.search(comment)
+            if match:
+                codes = match.group("codes")
+                self.noqa[line] = frozenset(c.upper() for c in re.split(r"[,\s]+", codes) if c) if codes else None
+            for match in PYLINT_DISABLE.finditer(comment):
+                target = line + 1 if match.group("next") else line
+                names = frozenset(n.strip() for n in match.group("names").split(",") if n.strip())
+                self.disabled[target] = self.disabled.get(target, frozenset()) | names
+
+    def suppresses(self, finding: Finding) -> bool:
+        line = finding.start.line
+        if line in self.noqa:
+            codes = self.noqa[line]
+            if codes is None or any(finding.code.startswith(c) for c in codes):
+                return True
+        names = self.disabled.get(line, frozenset())
+        return finding.name in names or finding.code in names or "all" in names
+
+    def filter(self, findings: list[Finding]) -> list[Finding]:
+        return [f for f in findings if not self.suppresses(f)]
+
+
+def _comments(text: str):
+    """(line, comment text) for each real comment: never inside a string."""
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT:
+                yield token.start[0], token.string
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return

@@ -1,0 +1,240 @@
+"""`npu-lint`: check, rules, explain. A thin front end over the engine."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from npu_lint import __version__
+from npu_lint.config.files import load_settings
+from npu_lint.config.settings import Settings, split_codes
+from npu_lint.engine.engine import Engine
+from npu_lint.frontends.reports import FORMATS
+from npu_lint.knowledge.loader import RuleDataError, shipped_rules
+from npu_lint.run.discovery import python_files
+from npu_lint.run.parallel import check_files, default_jobs
+from npu_lint.run.progress import ProgressBar
+from npu_lint.run.result_cache import DEFAULT_DIR as DEFAULT_CACHE_DIR
+from npu_lint.run.runner import lint_path
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    """The configuration file's settings, overridden by the flags given."""
+    overrides = {
+        "select": split_codes(args.select) or None,
+        "ignore": split_codes(args.ignore) or None,
+        "npu_chip": args.npu_chip,
+        "strategy": args.strategy,
+        "extend_rules": tuple(os.path.abspath(p) for p in args.extend_rules) or None,
+        "unsafe_fixes": getattr(args, "unsafe_fixes", None),
+    }
+    if args.target_torch_npu:
+        from npu_lint.knowledge.release_data import normalize_release
+
+        overrides["target_torch_npu"] = normalize_release(args.target_torch_npu)
+    paths = [p for p in args.paths if p != "-"]
+    return load_settings(paths[0] if paths else os.getcwd(), overrides)
+
+
+def _add_selection(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--select", help="comma-separated rule codes or prefixes to enable (e.g. NPU1,NPU201)")
+    parser.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
+    parser.add_argument("--target-torch-npu", metavar="VERSION", help="torch_npu release to check against (default: newest)")
+    parser.add_argument("--npu-chip", metavar="CHIP", help="Ascend chip to check against (default: Atlas A2)")
+    parser.add_argument("--extend-rules", action="append", default=[], metavar="FILE",
+                        help="an extra rule file in the format of rules/*.yaml (may be repeated)")
+    parser.add_argument("--strategy", choices=("manual", "auto"),
+                        help="migration route: manual rewrite (default) or transfer_to_npu (auto)")
+
+
+def _jobs_count(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of processes, got {value!r}") from None
+    if jobs < 0:
+        raise argparse.ArgumentTypeError("expected 0 (one per CPU) or more")
+    return jobs or default_jobs()
+
+
+def _add_jobs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--jobs", "-j", type=_jobs_count, default=None, metavar="N",
+                        help="processes to check files in (default and 0: one per CPU; 1: this process only)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="npu-lint", description="Find CUDA-only PyTorch code and migrate it to Ascend NPUs.")
+    parser.add_argument("--version", action="version", version=f"npu-lint {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    check = commands.add_parser("check", help="report findings")
+    check.add_argument("paths", nargs="*", help="files or folders (none: nothing to check, exit 0)")
+    check.add_argument("--format", choices=sorted(FORMATS), default="text",
+                       help="text (with source lines), concise, json (Ruff's shape), sarif, github, junit")
+    check.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    check.add_argument("--statistics", action="store_true", help="print the number of findings per rule (on stderr)")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    _add_jobs(check)
+    check.add_argument("--no-cache", action="store_true",
+                       help=f"check every file, ignoring and not writing the result cache ({DEFAULT_CACHE_DIR}/)")
+    check.add_argument("--cache-dir", metavar="DIR",
+                       help=f"folder of the result cache (default: {DEFAULT_CACHE_DIR} in the current directory)")
+    _add_selection(check)
+
+    fix = commands.add_parser("fix", help="apply fixes (safe ones unless --unsafe-fixes)")
+    fix.add_argument("paths", nargs="*", help="files or folders; `-` reads stdin and writes stdout (none: nothing to fix)")
+    fix.add_argument("--unsafe-fixes", action="store_true", default=None, help="also apply fixes marked unsafe")
+    fix.add_argument("--diff", action="store_true", help="write nothing; print a unified diff (exit 1 if there is one)")
+    fix.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    _add_jobs(fix)
+    _add_selection(fix)
+
+    migrate = commands.add_parser("migrate", help="copy a project to OUT with fixes applied, plus migration reports")
+    migrate.add_argument("paths", nargs=1, metavar="SRC", help="the project folder (never written)")
+    migrate.add_argument("-o", "--output", required=True, metavar="OUT", help="an empty or new folder outside SRC")
+    migrate.add_argument("--unsafe-fixes", action="store_true", default=None, help="also apply fixes marked unsafe")
+    _add_selection(migrate)
+
+    server = commands.add_parser("server", help="run the Language Server Protocol server on stdio (needs npu-lint[lsp])")
+    server.add_argument("--stdio", action="store_true", help="accepted for clients that pass it (stdio is the only transport)")
+    commands.add_parser("rules", help="list the rules")
+    explain = commands.add_parser("explain", help="print the documentation of one rule")
+    explain.add_argument("code", help="a rule code (NPU101) or name (torch-cuda-api)")
+    return parser
+
+
+def _nothing_given(args: argparse.Namespace) -> bool:
+    """pre-commit (`always_run`) or a script may pass no paths: nothing to do, exit 0."""
+    if args.paths:
+        return False
+    print(f"npu-lint {args.command}: no paths given; nothing to do", file=sys.stderr)
+    return True
+
+
+def run_check(args: argparse.Namespace) -> int:
+    if _nothing_given(args):
+        _write_report(FORMATS[args.format]([]), args.output_file)  # an empty report (`[]` for json)
+        return EXIT_CLEAN
+    settings = _settings(args)
+    cache_folder = None if args.no_cache else (args.cache_dir or DEFAULT_CACHE_DIR)
+    paths = list(python_files(args.paths, settings))
+    bar = ProgressBar(len(paths))  # only on a terminal, only for long runs
+    try:
+        results = check_files(paths, settings, jobs=args.jobs or default_jobs(), cache_folder=cache_folder,
+                              progress=bar.update)
+    finally:
+        bar.close()
+    _write_report(FORMATS[args.format](results), args.output_file)
+    if args.statistics:
+        sys.stderr.write(statistics(results))
+    if args.format not in ("text", "concise"):
+        for result in results:
+            for problem in result.problems:
+                print(f"{result.path}:{problem.line}:{problem.column + 1}: {problem.kind}: {problem.message}", file=sys.stderr)
+    if any(p.kind == "internal-error" for r in results for p in r.problems):
+        return EXIT_ERROR
+    if args.exit_zero:
+        return EXIT_CLEAN
+    return EXIT_FINDINGS if any(r.findings or r.problems for r in results) else EXIT_CLEAN
+
+
+def _write_report(text: str, output_file: str | None) -> None:
+    if output_file is None:
+        sys.stdout.write(text)
+        return
+    try:
+        with open(output_file, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise ValueError(f"cannot write --output-file {output_file}: {exc.strerror or exc}") from None
+
+
+def statistics(results) -> str:
+    """Counts per rule, most frequent first, `[*]` where a safe fix exists."""
+    from collections import Counter
+
+    counts = Counter(f.code for r in results for f in r.findings)
+    fixable = {f.code for r in results for f in r.findings
+               if f.fix and f.fix.edits and f.fix.applicability.value == "safe"}
+    names = {rule.code: rule.name for rule in shipped_rules()}
+    lines = [f"{count:>6}  {code}  {names[code]}{' [*]' if code in fixable else ''}"
+             for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def run_rules(_args: argparse.Namespace) -> int:
+    from npu_lint.generate.rule_docs import release_window
+
+    for rule in shipped_rules():
+        default = "  (off by default)" if not rule.default_enabled else ""
+        fix = rule.fix.applicability.value if rule.fix else "no fix"
+        print(f"{rule.code}  {rule.name:<52} {rule.severity.value:<8} {fix:<13} torch_npu {release_window(rule)}{default}")
+    return EXIT_CLEAN
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    from npu_lint.generate.rule_docs import rule_page
+
+    wanted = args.code.strip()
+    for rule in shipped_rules():
+        if wanted.upper() == rule.code or wanted == rule.name:
+            sys.stdout.write(rule_page(rule))
+            return EXIT_CLEAN
+    print(f"npu-lint: no rule '{wanted}'; `npu-lint rules` lists them", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def run_fix(args: argparse.Namespace) -> int:
+    if _nothing_given(args):
+        return EXIT_CLEAN
+    from npu_lint.frontends.fix_command import run_fix as fix_paths
+
+    return fix_paths(args, _settings(args))
+
+
+def run_server(_args: argparse.Namespace) -> int:
+    try:
+        from npu_lint.frontends.lsp_server import serve
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in ("pygls", "lsprotocol", "cattrs"):
+            raise
+        print("npu-lint server needs pygls: pip install 'npu-lint[lsp]'", file=sys.stderr)
+        return EXIT_ERROR
+    return serve()
+
+
+def run_migrate(args: argparse.Namespace) -> int:
+    from npu_lint.run.migrate import MigrationRefused, migrate
+
+    settings = _settings(args)
+    try:
+        migration = migrate(args.paths[0], args.output, settings, unsafe=settings.unsafe_fixes)
+    except MigrationRefused as exc:
+        print(f"npu-lint migrate: {exc}; nothing was written", file=sys.stderr)
+        return EXIT_ERROR
+    fixed = sum(len(item.changes) for item in migration.files)
+    remaining = sum(len(item.remaining) for item in migration.files)
+    print(f"Migrated {len(migration.files)} Python files to {migration.project}: {fixed} fixed, {remaining} left.")
+    print(f"Reports: {args.output}/report.html, change_list.csv, unsupported_api.csv, cuda_api_list.csv")
+    return EXIT_FINDINGS if remaining else EXIT_CLEAN
+
+
+COMMANDS = {"migrate": run_migrate, "check": run_check, "fix": run_fix, "rules": run_rules, "explain": run_explain, "server": run_server}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except (RuleDataError, ValueError) as exc:
+        print(f"npu-lint: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

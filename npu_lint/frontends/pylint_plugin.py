@@ -1,0 +1,141 @@
+"""pylint front end: `pylint --load-plugins npu_lint`.
+
+One checker per rule family (checker digits 51-59, as pylint reserves 51-99
+for plugins). The engine runs once per module; each checker emits the
+findings of its own family, so disabling one family never hides another.
+"""
+from __future__ import annotations
+
+import weakref
+from collections import defaultdict
+
+from astroid import nodes
+from pylint import interfaces
+from pylint.checkers import BaseChecker
+from pylint.constants import WarningScope
+
+from npu_lint.config.files import settings_for_file
+from npu_lint.core.findings import Confidence
+from npu_lint.core.source import SourceError, decode_source
+from npu_lint.engine.engine import CheckResult, Engine, Problem, engine_for
+from npu_lint.knowledge import torch_model
+from npu_lint.knowledge.loader import shipped_rules
+
+_CONFIDENCE = {
+    Confidence.HIGH: interfaces.HIGH,
+    Confidence.INFERENCE: interfaces.INFERENCE,
+    Confidence.INFERENCE_FAILURE: interfaces.INFERENCE_FAILURE,
+}
+OPTIONS = (
+    (
+        "target-torch-npu",
+        {"type": "string", "default": "", "metavar": "<version>",
+         "help": "torch_npu release to check against (default: newest)"},
+    ),
+    (
+        "npu-chip",
+        {"type": "string", "default": "", "metavar": "<chip>",
+         "help": "Ascend chip to check against (default: Atlas A2)"},
+    ),
+    (
+        "strategy",
+        {"type": "choice", "choices": ["", "manual", "auto"], "default": "", "metavar": "<manual|auto>",
+         "help": "migration route: manual rewrite (default) or transfer_to_npu (auto)"},
+    ),
+)
+
+# Results per module node, shared by the family checkers of one run.
+_results: "weakref.WeakKeyDictionary[nodes.Module, CheckResult]" = weakref.WeakKeyDictionary()
+
+
+def _engine_for(linter, path: str) -> Engine:
+    target = getattr(linter.config, "target_torch_npu", "") or None
+    if target:
+        from npu_lint.knowledge.release_data import normalize_release
+
+        target = normalize_release(target)
+    chip = getattr(linter.config, "npu_chip", "") or None
+    strategy = getattr(linter.config, "strategy", "") or None
+    settings = settings_for_file(path, target_torch_npu=target, npu_chip=chip, strategy=strategy)
+    return engine_for(settings, harden=False)  # pylint's own extension settings stand
+
+
+def _module_text(node: nodes.Module) -> str | None:
+    try:
+        with node.stream() as stream:
+            return decode_source(stream.read()).text
+    except (OSError, SourceError, AttributeError):
+        return None
+
+
+def results_for(linter, node: nodes.Module) -> CheckResult:
+    if node not in _results:
+        try:
+            text = _module_text(node)
+            engine = _engine_for(linter, node.file or "")
+            if text is None or not engine.worth_checking(text):
+                _results[node] = CheckResult([], [])
+            else:
+                _results[node] = engine.check_module(node, text, node.file or "")
+        except Exception as exc:  # a bad configuration or an engine bug must not end pylint's run
+            _results[node] = CheckResult([], [Problem("internal-error", f"npu-lint: {type(exc).__name__}: {exc}")])
+    return _results[node]
+
+
+class _FamilyChecker(BaseChecker):
+    """Base of the generated per-family checkers."""
+
+    family_codes: frozenset[str] = frozenset()
+
+    def open(self) -> None:
+        torch_model.install()  # pylint may have cleared astroid's caches
+
+    def visit_module(self, node: nodes.Module) -> None:
+        result = results_for(self.linter, node)
+        if self.family_codes == _FIRST_FAMILY[0]:  # say it once, not once per family
+            for problem in result.problems:
+                self.add_message("npu-lint-internal-error", line=problem.line, args=(problem.message,))
+        for finding in result.findings:
+            if finding.code not in self.family_codes:
+                continue
+            self.add_message(
+                finding.name, line=finding.start.line, col_offset=finding.start.column,
+                end_lineno=finding.end.line, end_col_offset=finding.end.column,
+                args=(finding.message,), confidence=_CONFIDENCE[finding.confidence],
+            )
+
+
+_FIRST_FAMILY: list[frozenset] = [frozenset()]
+INTERNAL_ERROR_MSG = ("F5100", ("%s", "npu-lint-internal-error",
+                                "npu-lint could not check this module (a rule failed or the configuration is bad).",
+                                {"scope": WarningScope.LINE}))
+
+
+def _checker_classes() -> list[type[BaseChecker]]:
+    families: dict[str, list] = defaultdict(list)
+    for rule in shipped_rules():
+        families[rule.pylint_checker_digits].append(rule)
+    classes = []
+    for index, (digits, rules) in enumerate(sorted(families.items())):
+        msgs = {
+            # LINE scope: the engine hands over positions, not pylint's nodes.
+            rule.pylint_msgid: ("%s", rule.name, " ".join(rule.doc.what.split()), {"scope": WarningScope.LINE})
+            for rule in rules
+        }
+        if index == 0:
+            msgs[INTERNAL_ERROR_MSG[0]] = INTERNAL_ERROR_MSG[1]
+            _FIRST_FAMILY[0] = frozenset(rule.code for rule in rules)
+        attributes = {
+            "name": f"npu-lint-{rules[0].family.lower()}",
+            "msgs": msgs,
+            "family_codes": frozenset(rule.code for rule in rules),
+            "options": OPTIONS if index == 0 else (),
+        }
+        classes.append(type(f"NpuLint{digits}Checker", (_FamilyChecker,), attributes))
+    return classes
+
+
+def register(linter) -> None:
+    torch_model.install()
+    for checker_class in _checker_classes():
+        linter.register_checker(checker_class(linter))

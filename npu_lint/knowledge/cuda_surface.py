@@ -1,0 +1,105 @@
+"""Which `torch.cuda` names torch_npu offers as `torch.npu` names, per release.
+
+The name lists come from the torch-npu wheels (release_data); renames, notes
+and hints are data in data/cuda_names.yaml.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+from npu_lint.knowledge import release_data, torch_model
+from npu_lint.knowledge.loader import RuleDataError
+from npu_lint.knowledge.location import data_file
+from npu_lint.knowledge.yaml_data import load_yaml
+
+CUDA = "torch.cuda"
+NPU = "torch.npu"
+NAMES_FILE = "cuda_names.yaml"
+
+
+@dataclasses.dataclass(frozen=True)
+class CudaNames:
+    renames: dict[str, str]
+    notes: dict[str, str]
+    hints: dict[str, str]
+
+
+@functools.lru_cache(maxsize=1)
+def cuda_names() -> CudaNames:
+    data = load_yaml(data_file(NAMES_FILE)) or {}
+    tables = {}
+    for key in ("renames", "notes", "hints"):
+        table = data.get(key, {})
+        if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
+            raise RuleDataError(NAMES_FILE, None, key, "expected a mapping of names to strings")
+        tables[key] = table
+    return CudaNames(**tables)
+
+
+def is_cuda_name(qname: str) -> bool:
+    return qname == CUDA or qname.startswith(CUDA + ".")
+
+
+def _longest_prefix(qname: str, table: dict[str, str]) -> str | None:
+    parts = qname.split(".")
+    for end in range(len(parts), 2, -1):
+        candidate = ".".join(parts[:end])
+        if candidate in table:
+            return candidate
+    return None
+
+
+def note_for(qname: str) -> str:
+    key = _longest_prefix(qname, cuda_names().notes)
+    return cuda_names().notes[key] if key else ""
+
+
+def hint_for(qname: str) -> str:
+    key = _longest_prefix(qname, cuda_names().hints)
+    return cuda_names().hints[key] if key else ""
+
+
+def _npu_has(parts: list[str], facts) -> bool:
+    """Does torch_npu have `torch.npu.<parts>`? Submodules are checked a level deep."""
+    if not parts:
+        return True
+    for end in range(len(parts), 0, -1):  # the longest submodule prefix, e.g. amp.autocast_mode
+        names = facts.npu_submodules.get(".".join(parts[:end]))
+        if names is not None and torch_model.has_module(".".join([CUDA, *parts[:end]])):
+            return end == len(parts) or parts[end] in names
+    return parts[0] in facts.npu_all
+
+
+@functools.lru_cache(maxsize=4096)
+def npu_equivalent(qname: str, release: str) -> str | None:
+    """`torch.npu...` for a `torch.cuda...` name, or None when torch_npu lacks it."""
+    facts = release_data.facts(release)
+    renamed = cuda_names().renames.get(qname)
+    if renamed is not None:
+        return renamed if _npu_has(renamed.split(".")[2:], facts) else None
+    parts = qname.split(".")[2:]
+    return ".".join([NPU, *parts]) if _npu_has(parts, facts) else None
+
+
+def patched_by_transfer_to_npu(qname: str, release: str) -> bool:
+    """Does transfer_to_npu make `torch.cuda...` work? Its __all__ copy and its aliases only."""
+    facts = release_data.facts(release)
+    if qname in facts.aliases or qname in facts.module_patches:
+        return True
+    parts = qname.split(".")[2:]
+    return not parts or _npu_has(parts, facts)
+
+
+def first_release_with_equivalent(qname: str, patched: bool = False) -> str | None:
+    """The oldest supported release that has an NPU equivalent for qname
+    (with `patched`, one that transfer_to_npu maps)."""
+    for release in release_data.releases():
+        if (patched_by_transfer_to_npu(qname, release) if patched else npu_equivalent(qname, release) is not None):
+            return release
+    return None
+
+
+def is_plain_rename(qname: str, replacement: str) -> bool:
+    """True when only `cuda` becomes `npu` (no other segment changes)."""
+    return replacement == NPU + qname[len(CUDA):]

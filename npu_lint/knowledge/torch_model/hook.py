@@ -1,0 +1,192 @@
+"""Serve torch stubs from astroid's module cache, building each one on first request.
+
+astroid looks every module up in ``AstroidManager.astroid_cache`` before it searches the disk
+(``ast_from_module_name`` tests ``modname in cache`` and then reads ``cache[modname]``), so a
+dict subclass that answers for ``torch``/``torch_npu`` names is the one place that covers
+imports, attribute access on packages and pylint's import checks.  The dict object outlives
+``AstroidManager.clear_cache()`` (which pylint calls): it is only emptied, and the stubs are
+rebuilt on the next request.
+"""
+
+from __future__ import annotations
+
+import astroid
+from astroid import nodes, util
+from astroid.builder import AstroidBuilder
+from astroid.exceptions import AstroidBuildingError, AttributeInferenceError
+from astroid.manager import AstroidManager
+
+from npu_lint.knowledge.torch_model import data, render
+
+ROOTS = ("torch", "torch_npu")
+_PREFIXES = tuple(root + "." for root in ROOTS)
+
+
+def is_stub_name(name: object) -> bool:
+    return isinstance(name, str) and (name in ROOTS or name.startswith(_PREFIXES))
+
+
+class StubFunction(nodes.FunctionDef):
+    """A stub function or method: unknown signature, return value taken from the data.
+
+    Its ``args.args`` is None, as for a C builtin, so pylint skips argument checks against
+    it (no arguments-differ when a user's ``forward(self, x)`` overrides the stub).
+    """
+
+    npu_returns = "O"  # "T": a torch.Tensor instance, "S": self, "O": Uninferable
+
+    def accept(self, visitor):  # as_string() dispatches on the class name
+        return visitor.visit_functiondef(self)
+
+    def infer_call_result(self, caller, context=None):
+        if self.npu_returns == "T":
+            return iter((_tensor_instance(),))
+        if self.npu_returns == "S":
+            bound = context.boundnode if context is not None else None
+            if isinstance(bound, nodes.ClassDef):  # a classmethod returning cls()
+                bound = bound.instantiate_class()
+            return iter((bound if bound is not None else util.Uninferable,))
+        return iter((util.Uninferable,))
+
+
+def _tensor_instance():
+    try:
+        tensor = AstroidManager().ast_from_module_name("torch").locals["Tensor"][0]
+    except (AstroidBuildingError, KeyError, IndexError):
+        return util.Uninferable
+    return tensor.instantiate_class()
+
+
+def _attach(module: nodes.Module, returns: dict[tuple[str, str], str]) -> None:
+    """Turn the stub's functions into StubFunctions that know what they return."""
+    for node in module.body:
+        owner = node.name if isinstance(node, nodes.ClassDef) else ""
+        for func in node.body if isinstance(node, nodes.ClassDef) else [node]:
+            if isinstance(func, nodes.FunctionDef):
+                func.__class__ = StubFunction
+                func.npu_returns = returns.get((owner, func.name), "O")
+                if func.name != "__getitem__":  # astroid needs its real (self, index)
+                    func.args.args = None
+
+
+class StubModule(nodes.Module):
+    """Stub of a modelled torch module: a name torch does not have is Uninferable.
+
+    Attribute access on a package only imports submodules that torch has, so that
+    ``torch.cuda.not_a_real_name`` is not mistaken for a (catch-all) module.
+    """
+
+    npu_submodules: frozenset[str] = frozenset()
+
+    def accept(self, visitor):  # as_string() dispatches on the class name
+        return visitor.visit_module(self)
+
+    def _unknown(self, name: str) -> list[nodes.NodeNG]:
+        raise AttributeInferenceError(target=self, attribute=name)
+
+    def getattr(self, name, context=None, ignore_locals=False):
+        known = (name in self.locals and not ignore_locals) or name in self.special_attributes
+        if known or (self.package and name in self.npu_submodules):
+            return super().getattr(name, context, ignore_locals)
+        return self._unknown(name)
+
+    def igetattr(self, name, context=None):
+        try:
+            self.getattr(name, context)
+        except AttributeInferenceError:
+            return iter((util.Uninferable,))
+        return super().igetattr(name, context)
+
+
+class CatchAllModule(StubModule):
+    """Stub of a torch module the data does not model: every attribute is Uninferable."""
+
+    def _unknown(self, name: str) -> list[nodes.NodeNG]:
+        return [nodes.Unknown(parent=self)]
+
+
+def build_stub(name: str) -> nodes.Module:
+    """Build, cache and return the stub module ``name``."""
+    manager = AstroidManager()
+    builder = AstroidBuilder(manager, apply_transforms=False)
+    record = data.module_record(name)
+    stub = render.render(name) if record else None
+    # string_build stores the module in the cache before anything can infer through it.
+    try:
+        module = builder.string_build(stub.source if stub else render.CATCH_ALL, name)
+    except AstroidBuildingError:  # a data bug must not break linting: degrade to catch-all
+        record, stub = None, None
+        module = builder.string_build(render.CATCH_ALL, name)
+    _attach(module, stub.returns if stub else {})
+    if record is None:
+        module.__class__ = CatchAllModule
+        module.package = True
+    else:
+        module.__class__ = StubModule
+        module.package = bool(record.get("pkg"))
+        module.npu_submodules = frozenset(data.names(record, "sub"))
+    # Plugins' transforms run only now that the module is cached (they may infer into it).
+    module = manager.visit_transforms(module)
+    _freeze(module)
+    return module
+
+
+class FrozenNamespace(dict):
+    """The locals of a stub after it is built: reads as usual, writes are discarded.
+
+    astroid's builder records `torch.backends.cudnn.benchmark = True` or
+    `tensor.foo = 1` in a user's file by appending to the target's locals or
+    instance_attrs (`setdefault(name, []).append(node)`). On a stub shared by
+    every file of a run, that would make one file's answers depend on the
+    files linted before it.
+    """
+
+    def setdefault(self, key, default=None):
+        if dict.__contains__(self, key):
+            return list(dict.__getitem__(self, key))  # a copy: an append changes nothing
+        return [] if default is None else default  # a new name is not stored either
+
+
+def _freeze(module: nodes.Module) -> None:
+    for node in (module, *module.nodes_of_class((nodes.ClassDef, nodes.FunctionDef))):
+        node.locals = FrozenNamespace(node.locals)
+        if hasattr(node, "instance_attrs"):
+            node.instance_attrs = FrozenNamespace(node.instance_attrs)
+
+
+class StubCache(dict):
+    """astroid's module cache; torch and torch_npu modules are built on demand."""
+
+    def _stub(self, key: object) -> nodes.Module | None:
+        if not is_stub_name(key):
+            return None
+        module = build_stub(key)
+        dict.__setitem__(self, key, module)
+        return module
+
+    def __missing__(self, key):
+        module = self._stub(key)
+        if module is None:
+            raise KeyError(key)
+        return module
+
+    def __contains__(self, key) -> bool:
+        return dict.__contains__(self, key) or self._stub(key) is not None
+
+    def get(self, key, default=None):
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        module = self._stub(key)
+        return default if module is None else module
+
+
+def install(manager: AstroidManager | None = None) -> None:
+    """Make astroid resolve torch and torch_npu only from stubs (idempotent)."""
+    brain = AstroidManager.brain
+    cache = brain["astroid_cache"]
+    if not isinstance(cache, StubCache):
+        new = StubCache((k, v) for k, v in cache.items() if not is_stub_name(k))
+        brain["astroid_cache"] = cache = new
+    # Manager instances keep a reference to the dict they were created with.
+    for each in {id(m): m for m in (manager, astroid.MANAGER) if m is not None}.values():
+        each.astroid_cache = cache

@@ -1,0 +1,1 @@
+"""Running the engine over files: discovery, parallel runs, the result cache, fix and migrate."""

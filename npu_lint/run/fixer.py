@@ -1,0 +1,150 @@
+"""Apply the fixes of findings to source text, safely.
+
+Edits are applied from the end of the text backwards; edits that overlap one
+already chosen wait for the next pass, and passes repeat until nothing is
+left to fix (bounded). A pass whose result does not parse is retried one
+finding at a time, and a finding that breaks the file is left unfixed and
+reported by rule.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import io
+import warnings
+
+from npu_lint.config.settings import Settings
+from npu_lint.core.findings import Applicability, Edit, Finding, Position
+from npu_lint.engine.engine import Engine, Problem
+from npu_lint.run.runner import lint_text
+
+MAX_PASSES = 8
+
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """One applied fix, as the migration report lists it."""
+
+    finding: Finding
+    before: str  # the line as it was
+    after: str  # the same line with this fix alone applied
+
+
+@dataclasses.dataclass
+class FixOutcome:
+    text: str
+    fixed: list[Finding]
+    remaining: list[Finding]
+    problems: list[Problem]
+    changes: list[Change] = dataclasses.field(default_factory=list)
+
+
+def _line_starts(text: str) -> list[int]:
+    starts, offset = [0], 0
+    for line in io.StringIO(text, newline="").readlines():
+        offset += len(line)
+        starts.append(offset)
+    return starts
+
+
+def _offset(starts: list[int], position: Position) -> int:
+    line = min(max(position.line, 1), len(starts))
+    return starts[line - 1] + position.column
+
+
+def apply_edits(text: str, edits: list[Edit]) -> str:
+    """Apply non-overlapping edits (identical ones count once), last first."""
+    starts = _line_starts(text)
+    spans = sorted({(_offset(starts, e.start), _offset(starts, e.end), e.content) for e in edits}, reverse=True)
+    for begin, end, content in spans:
+        text = text[:begin] + content + text[end:]
+    return text
+
+
+def fixable(finding: Finding, unsafe: bool) -> bool:
+    fix = finding.fix
+    if fix is None or not fix.edits:
+        return False
+    return fix.applicability is Applicability.SAFE or (unsafe and fix.applicability is Applicability.UNSAFE)
+
+
+def _parses(text: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+        return True
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+
+def _choose(findings: list[Finding]) -> list[Finding]:
+    """Findings whose edits overlap no edit of an earlier chosen finding."""
+    chosen, taken = [], []
+    for finding in findings:
+        spans = [(e.start, e.end, e.content) for e in finding.fix.edits]
+        clash = any(
+            s < te and ts < e or (s == e == ts == te and c != tc)
+            for s, e, c in spans for ts, te, tc in taken
+            if (s, e, c) != (ts, te, tc)
+        )
+        if not clash:
+            chosen.append(finding)
+            taken.extend(spans)
+    return chosen
+
+
+def _change(text: str, finding: Finding) -> Change:
+    """The lines one fix touches, before and after (an inserted line shows with its neighbour)."""
+    first = min(edit.start.line for edit in finding.fix.edits)
+    last = max(edit.end.line for edit in finding.fix.edits)
+    added = sum(edit.content.count("\n") - (edit.end.line - edit.start.line) for edit in finding.fix.edits)
+    before_lines = io.StringIO(text, newline="").readlines()
+    after_lines = io.StringIO(apply_edits(text, list(finding.fix.edits)), newline="").readlines()
+
+    def span(lines: list[str], start: int, end: int) -> str:
+        return "\n".join(line.rstrip("\r\n") for line in lines[start - 1:end])
+
+    return Change(finding, span(before_lines, first, last), span(after_lines, first, last + added))
+
+
+class Fixer:
+    def __init__(self, settings: Settings = Settings(), unsafe: bool = False, rules=None):
+        # A fix that writes an NPU name carries the `import torch_npu` edit itself
+        # (see ModuleContext.report), whether or not NPU120 is selected.
+        self.engine = Engine(settings, rules)
+        self.unsafe = unsafe
+
+    def fix_text(self, text: str, path: str = "<string>") -> FixOutcome:
+        fixed: list[Finding] = []
+        changes: list[Change] = []
+        broken: set[tuple] = set()
+        skipped: list[Problem] = []
+        for _ in range(MAX_PASSES):
+            findings, _problems = lint_text(self.engine, text, path)
+            todo = [f for f in findings if fixable(f, self.unsafe) and (f.code, f.start) not in broken]
+            if not todo:
+                break
+            new_text, applied, failed = self._apply_pass(text, _choose(todo))
+            broken.update((f.code, f.start) for f in failed)
+            for finding in failed:
+                skipped.append(Problem("fix-skipped", f"the fix of {finding.code} ({finding.name}) would not parse; left unfixed",
+                                       finding.start.line, finding.start.column, finding.code))
+            if not applied:
+                break
+            changes.extend(_change(text, finding) for finding in applied)
+            text = new_text
+            fixed.extend(applied)
+        remaining, problems = lint_text(self.engine, text, path)
+        return FixOutcome(text, fixed, remaining, problems + skipped, changes)
+
+    def _apply_pass(self, text: str, chosen: list[Finding]) -> tuple[str, list[Finding], list[Finding]]:
+        candidate = apply_edits(text, [e for f in chosen for e in f.fix.edits])
+        if _parses(candidate):
+            return candidate, chosen, []
+        # Find the culprits one by one; apply one good fix and let the next pass re-lint.
+        failed = [f for f in chosen if not _parses(apply_edits(text, list(f.fix.edits)))]
+        good = [f for f in chosen if f not in failed]
+        if good:
+            return apply_edits(text, list(good[0].fix.edits)), good[:1], failed
+        return text, [], failed
