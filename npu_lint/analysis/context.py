@@ -4,7 +4,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.config.settings import Settings
-from npu_lint.core.findings import Applicability, Confidence, Edit, Finding, Fix, Position
+from npu_lint.core.findings import Applicability, Confidence, Edit, Finding, Fix, Position, Related
 from npu_lint.core.rule import Rule
 from npu_lint.core.source import LineIndex
 
@@ -46,6 +46,10 @@ class ModuleContext:
         column = node.end_col_offset if node.end_col_offset is not None else node.col_offset
         return Position(line, self.index.char_column(line, column))
 
+    def related(self, node: nodes.NodeNG, message: str) -> Related:
+        """A place in this module that belongs to a finding reported elsewhere in it."""
+        return Related(self.start(node), self.end(node), message)
+
     def node_text(self, node: nodes.NodeNG) -> str:
         start, end = self.start(node), self.end(node)
         return self.index.segment((start.line, start.column), (end.line, end.column))
@@ -60,6 +64,7 @@ class ModuleContext:
         start: Position | None = None,
         end: Position | None = None,
         applicability: Applicability | None = None,
+        related: tuple[Related, ...] = (),
         **fields: str,
     ) -> None:
         """Record a finding; `applicability` may only lower the rule's own."""
@@ -85,5 +90,6 @@ class ModuleContext:
                 severity=rule.severity,
                 confidence=confidence,
                 fix=fix,
+                related=tuple(related),
             )
         )

@@ -54,6 +54,17 @@ class Fix:
     edits: tuple[Edit, ...] = ()
 
 
+@dataclasses.dataclass(frozen=True, order=True)
+class Related:
+    """Another place that belongs to a finding: a later use of what it reports, or the line inside
+    a library that makes the call CUDA-bound. `path` is None for the finding's own file."""
+
+    start: Position
+    end: Position
+    message: str
+    path: str | None = None
+
+
 @dataclasses.dataclass(frozen=True)
 class Finding:
     code: str
@@ -64,6 +75,7 @@ class Finding:
     severity: Severity
     confidence: Confidence
     fix: Fix | None = None
+    related: tuple[Related, ...] = ()
 
     @property
     def sort_key(self) -> tuple:

@@ -155,7 +155,22 @@ def doc_href(code: str) -> str:
     return page.as_uri() if page.is_file() else path
 
 
-def diagnostic(finding: Finding, positions: PositionMap) -> types.Diagnostic:
+def related_information(finding: Finding, positions: PositionMap, uri: str) -> list | None:
+    """The finding's related places (later uses, library lines) as the editor's related information."""
+    if not finding.related:
+        return None
+    return [types.DiagnosticRelatedInformation(
+        location=types.Location(
+            uri=Path(related.path).resolve().as_uri() if related.path else uri,
+            # Another file's positions are not in this document's map; its lines and columns are
+            # close enough for an editor link (UTF-16 only differs outside the BMP).
+            range=(positions.range(related.start, related.end) if not related.path else types.Range(
+                types.Position(related.start.line - 1, related.start.column),
+                types.Position(related.end.line - 1, related.end.column)))),
+        message=related.message) for related in finding.related]
+
+
+def diagnostic(finding: Finding, positions: PositionMap, uri: str = "") -> types.Diagnostic:
     try:
         description = types.CodeDescription(href=doc_href(finding.code))
     except KeyError:  # a rule that is not shipped (tests, plugins): no page to link
@@ -167,6 +182,7 @@ def diagnostic(finding: Finding, positions: PositionMap) -> types.Diagnostic:
         code=finding.code,
         code_description=description,
         source=SOURCE,
+        related_information=related_information(finding, positions, uri),
     )
 
 
@@ -264,8 +280,12 @@ class Linted:
 
     def diagnostics(self) -> list[types.Diagnostic]:
         return [problem_diagnostic(p, self.positions) for p in self.problems] + [
-            diagnostic(f, self.positions) for f in self.findings
+            diagnostic(f, self.positions, self.uri) for f in self.findings
         ]
+
+    @property
+    def uri(self) -> str:
+        return Path(self.path).resolve().as_uri()
 
     def tails(self):
         if self._tails is None:
@@ -371,7 +391,7 @@ class NpuLintServer(LanguageServer):
             fix = finding.fix
             if fix is None:
                 continue
-            diag = diagnostic(finding, linted.positions)
+            diag = diagnostic(finding, linted.positions, uri)
             if fix.applicability is Applicability.DISPLAY_ONLY or not fix.edits:
                 if self._disabled_support():
                     yield types.CodeAction(
@@ -401,7 +421,7 @@ class NpuLintServer(LanguageServer):
             yield types.CodeAction(
                 title=f"Disable {finding.code} for this line",
                 kind=types.CodeActionKind.QuickFix,
-                diagnostics=[diagnostic(f, linted.positions) for f in findings if (f.start.line, f.code) == key],
+                diagnostics=[diagnostic(f, linted.positions, uri) for f in findings if (f.start.line, f.code) == key],
                 edit=types.WorkspaceEdit(changes={uri: [edit]}),
             )
 

@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 
 from npu_lint import __version__
-from npu_lint.core.findings import Applicability, Confidence, Edit, Finding, Fix, Position, Severity
+from npu_lint.core.findings import Applicability, Confidence, Edit, Finding, Fix, Position, Related, Severity
 from npu_lint.engine.engine import Problem
 from npu_lint.run.runner import FileResult
 
@@ -97,6 +97,7 @@ def finding_to_json(finding: Finding) -> dict:
         "code": finding.code, "name": finding.name, "message": finding.message,
         "start": _position(finding.start), "end": _position(finding.end),
         "severity": finding.severity.value, "confidence": finding.confidence.value, "fix": fix,
+        "related": [[*_position(r.start), *_position(r.end), r.message, r.path] for r in finding.related],
     }
 
 
@@ -123,6 +124,12 @@ def _edit(value) -> Edit:
     return Edit(_pos(value[0:2]), _pos(value[2:4]), _typed(value[4], str))
 
 
+def _related(value) -> Related:
+    if not isinstance(value, list) or len(value) != 6 or not (value[5] is None or isinstance(value[5], str)):
+        raise CorruptEntry("bad related location")
+    return Related(_pos(value[0:2]), _pos(value[2:4]), _typed(value[4], str), value[5])
+
+
 def finding_from_json(data) -> Finding:
     if not isinstance(data, dict):
         raise CorruptEntry("bad finding")
@@ -136,6 +143,7 @@ def finding_from_json(data) -> Finding:
         code=_typed(data["code"], str), name=_typed(data["name"], str), message=_typed(data["message"], str),
         start=_pos(data["start"]), end=_pos(data["end"]),
         severity=Severity(data["severity"]), confidence=Confidence(data["confidence"]), fix=fix,
+        related=tuple(_related(r) for r in data.get("related", ())),
     )
 
 

@@ -39,6 +39,11 @@ def finding_json(path: str, finding: Finding) -> dict:
         "url": rule.doc_path,
         "noqa_row": finding.start.line,
         "strategies": list(rule.strategies),
+        "related": [
+            {"filename": r.path or path, "message": r.message,
+             "location": _location(r.start), "end_location": _location(r.end)}
+            for r in finding.related
+        ],
     }
 
 

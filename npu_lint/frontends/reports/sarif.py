@@ -66,6 +66,12 @@ def format_sarif(results: Iterable[FileResult]) -> str:
                     "artifactLocation": {"uri": _uri(result.path)},
                     "region": _region(finding.start, finding.end),
                 }}],
+                "relatedLocations": [{
+                    "id": number,
+                    "physicalLocation": {"artifactLocation": {"uri": _uri(related.path or result.path)},
+                                         "region": _region(related.start, related.end)},
+                    "message": {"text": related.message},
+                } for number, related in enumerate(finding.related, 1)],
                 "fixes": _fix(result.path, finding),
                 "properties": {"confidence": finding.confidence.value},
             })
