@@ -22,7 +22,7 @@ class LibraryTakesCudaPath(Check):
         return frozenset(transfer_facts().cuda_path_libraries)
 
     def visit(self, node, ctx: ModuleContext) -> None:
-        release = self.settings.target_torch_npu or release_data.default_release()
+        release = self.settings.release
         handled = release_data.facts(release).apis_config
         if isinstance(node, nodes.ImportFrom):
             names = [] if node.level else [node.modname]

@@ -22,6 +22,7 @@ from npu_lint.config.settings import Settings
 from npu_lint.core.findings import Finding
 from npu_lint.core.rule import Rule
 from npu_lint.knowledge import torch_model
+from npu_lint.engine.suppression import Suppressions
 from npu_lint.knowledge.loader import rules_with_extensions
 
 MIN_TEXT_TRIGGER = 4
@@ -152,6 +153,10 @@ class Engine:
         ignored = self.settings.ignored_codes(path) if self.settings.per_file_ignores else ()
         if ignored:
             findings = [f for f in findings if not f.code.startswith(ignored)]
+        if findings and Suppressions.may_suppress(text):
+            # Here, not in each front end: the CLI, fix, migrate's reports, the editor, pylint
+            # and flake8 all get the same findings for `# noqa` and `# pylint: disable` lines.
+            findings = Suppressions(text).filter(findings)
         return CheckResult(findings, problems)
 
 
