@@ -161,12 +161,15 @@ class Engine:
 
 
 _ENGINES: dict[tuple[Settings, bool], Engine] = {}
+MAX_ENGINES = 16  # a long-lived editor server sees settings change; old engines are dropped
 
 
 def engine_for(settings: Settings, harden: bool = True) -> Engine:
-    """One engine per distinct settings, per process (front ends share them)."""
+    """The one way front ends get an engine: one per distinct settings, per process."""
     engine = _ENGINES.get((settings, harden))
     if engine is None:
+        if len(_ENGINES) >= MAX_ENGINES:
+            del _ENGINES[next(iter(_ENGINES))]
         engine = _ENGINES[(settings, harden)] = Engine(settings, harden=harden)
     return engine
 
