@@ -15,7 +15,7 @@ from astroid import nodes, rebuilder
 from astroid.builder import AstroidBuilder
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.prefilter import text_words, tree_could_fire
+from npu_lint.analysis.prefilter import text_words, tree_could_fire, words_could_fire, words_in_tree
 from npu_lint.checks import check_class, make_check
 from npu_lint.checks.base import Check
 from npu_lint.config.settings import Settings
@@ -73,8 +73,10 @@ class Engine:
         for check in self.checks:
             for node_type in check.node_types:
                 self.by_type[node_type].append(check)
-        self.triggers = frozenset().union(*(check.triggers() for check in self.checks))
-        self.string_triggers = frozenset().union(*(check.string_triggers() for check in self.checks))
+        # Each check's own triggers: a file runs only the checks whose words it shows.
+        self.check_triggers = [(check, check.triggers(), check.string_triggers()) for check in self.checks]
+        self.triggers = frozenset().union(*(triggers for _c, triggers, _s in self.check_triggers))
+        self.string_triggers = frozenset().union(*(strings for _c, _t, strings in self.check_triggers))
         # A substring scan only rules files out when every word is long enough to be
         # rare in text; short ones ("lu") are left to the exact identifier match on the ast.
         words = text_words(self.triggers, self.string_triggers)
@@ -114,18 +116,33 @@ class Engine:
             except (ValueError, RecursionError, MemoryError) as exc:
                 return CheckResult([], [Problem("unreadable", f"cannot parse this file: {type(exc).__name__}: {exc}")])
         try:
-            if not tree_could_fire(tree, self.triggers, self.string_triggers):
+            active = self.active_checks(words_in_tree(tree))
+            if not active:
                 return CheckResult([], [])
             module = build_module(text, path, tree)
         except (astroid.AstroidBuildingError, RecursionError, MemoryError, ValueError) as exc:
             return CheckResult([], [Problem("unreadable", f"astroid cannot build this file: {type(exc).__name__}: {exc}")])
         try:
-            return self.check_module(module, text, path)
+            return self.check_module(module, text, path, active)
         finally:
             _forget(module)
 
-    def check_module(self, module: nodes.Module, text: str, path: str = "<string>") -> CheckResult:
+    def active_checks(self, words: tuple[set[str], str]) -> list[Check]:
+        """The checks that could fire on a file with these words (see Check.triggers)."""
+        return [check for check, triggers, strings in self.check_triggers
+                if words_could_fire(words, triggers, strings)]
+
+    def check_module(self, module: nodes.Module, text: str, path: str = "<string>",
+                     active: list[Check] | None = None) -> CheckResult:
+        """Walk the module once with the active checks (all when not given); every check's
+        `leave_module` runs, since module-wide checks also judge other rules' findings."""
         ctx = ModuleContext(module, text, self.settings, self.catalog)
+        by_type = self.by_type
+        if active is not None and len(active) < len(self.checks):
+            by_type = defaultdict(list)
+            for check in active:
+                for node_type in check.node_types:
+                    by_type[node_type].append(check)
         problems: list[Problem] = []
         failed: set[Check] = set()
 
@@ -145,7 +162,7 @@ class Engine:
 
         if self.could_fire(text):
             for node in walk(module):
-                for check in self.by_type.get(type(node), ()):
+                for check in by_type.get(type(node), ()):
                     run(check, check.visit, node, ctx)
             for check in self.checks:
                 run(check, check.leave_module, ctx)
@@ -196,11 +213,34 @@ class _PreparsedBuilder(AstroidBuilder):
         super().__init__(astroid.MANAGER, apply_transforms=False)
         self._tree = tree
 
+    def delayed_assattr(self, node: nodes.AssignAttr) -> None:
+        """Record `self.x = ...` in the class's instance attributes, and nothing else.
+
+        astroid infers the target of every attribute assignment while building: for
+        `args.device = ...` or `module.flag = ...` it builds argparse or the project's
+        other modules from disk (a third of a run) and appends to classes and modules
+        shared by every file linted after this one, so answers would depend on file order.
+        Only the method's own `self`/`cls` belongs to this module.
+        """
+        if _is_first_argument(node.expr):
+            super().delayed_assattr(node)
+
     def _data_build(self, data: str, modname: str, path: str | None):
         node_file = os.path.abspath(path) if path is not None else "<?>"
         package = path is not None and os.path.splitext(os.path.basename(path))[0] == "__init__"
         builder = rebuilder.TreeRebuilder(self._manager, data)
         return builder.visit_module(self._tree, modname, node_file, package), builder
+
+
+def _is_first_argument(node: nodes.NodeNG) -> bool:
+    """A Name that is the first parameter of the method it appears in (`self`, `cls`)."""
+    if not isinstance(node, nodes.Name):
+        return False
+    scope = node.scope()
+    if not isinstance(scope, nodes.FunctionDef) or not isinstance(scope.parent, nodes.ClassDef):
+        return False
+    arguments = scope.args.posonlyargs + scope.args.args
+    return bool(arguments) and arguments[0].name == node.name
 
 
 def build_module(text: str, path: str, tree: ast.Module | None = None) -> nodes.Module:
