@@ -56,12 +56,12 @@ class MissingTorchNpuImport(Check):
 def _consequence(target: release_data.ReleaseFacts, autoload_off: bool) -> tuple[str, Severity | None]:
     where = f"torch_npu {target.release} (torch {target.torch_version})"
     if not target.torch_loads_torch_npu:
-        return f"on {where} `torch.npu` and the npu device exist only after `import torch_npu`", None
+        return f"on {where} `torch.npu` exists only after `import torch_npu`", None
     if autoload_off:
         return (f"on {where} `import torch` would load torch_npu, but this program sets "
                 f"{release_data.AUTOLOAD_SWITCH}, which turns that off"), None
-    return (f"on {where} `import torch` loads torch_npu by itself unless {release_data.AUTOLOAD_SWITCH}=0; "
-            f"the explicit import is Ascend's documented step and keeps older targets working"), Severity.INFO
+    return (f"on {where} `import torch` loads it by itself unless {release_data.AUTOLOAD_SWITCH}=0, "
+            f"so the explicit import is Ascend's documented step rather than a must"), Severity.INFO
 
 
 def turns_autoload_off(module: nodes.Module) -> bool:
