@@ -7,6 +7,8 @@ pyproject.toml, setup.cfg or setup.py) and reading the scripts declared there:
 - setup.cfg: `[options.entry_points]` console_scripts / gui_scripts, `[options] scripts`;
 - setup.py: the `entry_points=` and `scripts=` arguments of `setup(...)`, read with `ast` (never run).
 Each root is read once per process and again only when one of its files changes (mtime).
+It also tells which top-level packages are the project's own (`own_packages`): importing them is
+not importing a third-party library.
 """
 from __future__ import annotations
 
@@ -200,3 +202,40 @@ def _entry_point_targets(value) -> list[str]:
         if isinstance(entries, (list, tuple)):
             targets += [entry for entry in entries if isinstance(entry, str) and entry.strip()]
     return targets
+
+
+# -- the project's own packages ----------------------------------------------------------------------
+
+def own_packages(path: str) -> frozenset:
+    """Top-level package names that belong to the project holding `path`: the package the file is
+    in, and the packages at its project root (or under `src/`)."""
+    if not os.path.isfile(path):
+        return frozenset()
+    folder = os.path.dirname(os.path.abspath(path))
+    names = set(_root_packages(project_root(folder))) if project_root(folder) else set()
+    top = _top_package(folder)
+    if top:
+        names.add(top)
+    return frozenset(names)
+
+
+@functools.lru_cache(maxsize=4096)
+def _top_package(folder: str) -> str | None:
+    """The outermost folder of the package chain (folders with __init__.py) holding `folder`."""
+    if not os.path.isfile(os.path.join(folder, "__init__.py")):
+        return None
+    parent = os.path.dirname(folder)
+    return (_top_package(parent) if parent != folder else None) or os.path.basename(folder)
+
+
+@functools.lru_cache(maxsize=256)
+def _root_packages(root: str) -> tuple:
+    found = []
+    for base in (root, os.path.join(root, "src")):
+        try:
+            entries = os.listdir(base)
+        except OSError:
+            continue
+        found += [name for name in entries if name.isidentifier()
+                  and os.path.isfile(os.path.join(base, name, "__init__.py"))]
+    return tuple(sorted(found))
