@@ -47,7 +47,7 @@ class MissingTorchNpuImport(Check):
         stmt = first_torch_import(ctx.module)
         if stmt is None:
             return
-        target = release_data.facts(self.settings.target_torch_npu or release_data.default_release())
+        target = release_data.facts(self.settings.release)
         consequence, severity = _consequence(target, turns_autoload_off(ctx.module))
         ctx.report(self.rule, stmt, edits=ctx.torch_npu_import_edits(), severity=severity,
                    consequence=consequence)

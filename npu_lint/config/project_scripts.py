@@ -208,8 +208,8 @@ def _entry_point_targets(value) -> list[str]:
 
 def own_packages(path: str) -> frozenset:
     """Top-level package names that belong to the project holding `path`: the package the file is
-    in, and the packages at its project root (or under `src/`)."""
-    if not os.path.isfile(path):
+    in, and the packages at its project root (or under `src/`). The file need not exist (a buffer)."""
+    if not path or os.path.basename(path).startswith("<") or not os.path.isdir(os.path.dirname(path) or "."):
         return frozenset()
     folder = os.path.dirname(os.path.abspath(path))
     names = set(_root_packages(project_root(folder))) if project_root(folder) else set()
