@@ -81,10 +81,33 @@ def _python_members(archive: tarfile.TarFile, top: str):
             yield "/".join(parts[1:]), member
 
 
+# Top-level packaging files: they name the console scripts, and so the entry modules (NPU120).
+PACKAGING_FILES = ("pyproject.toml", "setup.cfg")
+_PACKAGING_DONE = ".packaging-files"
+
+
+def _add_packaging_files(project: Project, target: Path) -> None:
+    """Copy the sdist's top-level pyproject.toml / setup.cfg beside its Python files (once)."""
+    marker = target / _PACKAGING_DONE
+    if marker.exists():
+        return
+    with tarfile.open(fetch_sdist(project), "r:gz") as archive:
+        for name in PACKAGING_FILES:
+            try:
+                member = archive.getmember(f"{project.folder}/{name}")
+            except KeyError:
+                continue
+            if member.isfile() and not (target / name).exists():
+                (target / name).write_bytes(archive.extractfile(member).read())
+    marker.write_text("\n".join(PACKAGING_FILES) + "\n")
+
+
 def extract(project: Project) -> Path:
-    """Folder holding the Python files of the project's sdist (extracted once, atomically)."""
+    """Folder holding the Python files of the project's sdist (extracted once, atomically), and
+    its top-level packaging files."""
     target = realcode_dir() / project.folder
     if target.is_dir():
+        _add_packaging_files(project, target)
         return target
     sdist = fetch_sdist(project)
     scratch = Path(tempfile.mkdtemp(prefix=f".{project.folder}-", dir=realcode_dir()))
@@ -104,6 +127,7 @@ def extract(project: Project) -> Path:
     finally:
         if scratch.exists():
             shutil.rmtree(scratch, ignore_errors=True)
+    _add_packaging_files(project, target)
     return target
 
 

@@ -1,9 +1,12 @@
 """`npu-lint fix`: fixture pairs, idempotence, and never breaking or losing a file."""
 from __future__ import annotations
 
+import ast
+
 import os
 import stat
 
+import astroid
 import pytest
 from conftest import REPO, run_tool
 
@@ -88,11 +91,64 @@ def test_encoding_bom_line_endings_and_mode_are_kept(tmp_path):
     assert bom.read_bytes() == b"\xef\xbb\xbfimport torch\nimport torch_npu\ntorch.npu.synchronize()\n"
 
 
-def test_import_goes_after_last_torch_import_even_at_end_of_file():
+def test_import_goes_after_import_torch_even_at_end_of_file():
     out = Fixer().fix_text("import os\nimport torch\nfrom torch import nn", "a.py")
     assert out.text == "import os\nimport torch\nfrom torch import nn", "nothing to fix, nothing added"
     out = Fixer().fix_text("import torch\nx = torch.zeros(1, device='cuda')\nimport torch.nn as nn", "a.py")
-    assert out.text == "import torch\nx = torch.zeros(1, device='npu')\nimport torch.nn as nn\nimport torch_npu"
+    assert out.text == "import torch\nimport torch_npu\nx = torch.zeros(1, device='npu')\nimport torch.nn as nn"
+    out = Fixer().fix_text("import os\nimport torch", "a.py")
+    assert out.text == "import os\nimport torch"
+    out = Fixer().fix_text("def f(x):\n    return x.to('cuda')\nimport torch", "a.py")
+    assert out.text == "def f(x):\n    return x.to('npu')\nimport torch\nimport torch_npu"
+
+
+def test_import_goes_before_what_reaches_the_npu_on_import():
+    # `from torch.npu.amp import ...` needs torch_npu imported first on targets without autoload.
+    out = Fixer().fix_text("import os\nfrom torch.cuda.amp import autocast\nimport torch\n", "a.py")
+    assert out.text == "import os\nimport torch_npu\nfrom torch.npu.amp import autocast\nimport torch\n"
+    # `import torch` comes too late: after the first torch import of any form, if that is early enough.
+    text = "import torch.nn\nimport os\nok = torch.cuda.is_available()\nimport torch\n"
+    assert Fixer().fix_text(text, "a.py").text.startswith("import torch.nn\nimport torch_npu\nimport os\n")
+
+
+def test_decorators_run_on_import_and_function_bodies_do_not():
+    from npu_lint.analysis.torch_npu_import import torch_npu_placement
+
+    module = astroid.parse("import os\n@register(torch.cuda.is_available())\ndef f():\n    pass\nimport torch\n")
+    placement = torch_npu_placement(module)
+    assert placement.before and placement.stmt.name == "f"
+    module = astroid.parse("import os\ndef f():\n    return torch.cuda.is_available()\nimport torch\n")
+    placement = torch_npu_placement(module)
+    assert not placement.before and placement.stmt.lineno == 4
+
+
+def test_import_in_a_try_block_stays_guarded_and_type_checking_imports_do_not_count():
+    text = "try:\n    import torch\nexcept ImportError:\n    torch = None\ndev = torch.device('cuda')\n"
+    out = Fixer(unsafe=True).fix_text(text, "a.py").text
+    assert out.startswith("try:\n    import torch\n    import torch_npu\nexcept ImportError:")
+    text = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import torch\nimport torch.nn as nn\n"
+            "m = nn.Linear(1, 1).cuda()\n")
+    out = Fixer().fix_text(text, "a.py").text
+    assert "import torch.nn as nn\nimport torch_npu\nm = " in out
+
+
+def _reaches_npu(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.ImportFrom):
+        return (stmt.module or "").startswith("torch.npu") or (
+            stmt.module == "torch" and any(alias.name == "npu" for alias in stmt.names))
+    return isinstance(stmt, ast.Import) and any(a.name.startswith("torch.npu") for a in stmt.names)
+
+
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_fixed_output_imports_torch_npu_before_reaching_torch_npu(name):
+    """What makes a fixed program start on targets whose torch does not load torch_npu itself."""
+    tree = ast.parse((CASES / f"{name}.output.py").read_text(encoding="utf-8"))
+    statements = [s for top in tree.body for s in ([top] + (top.body if isinstance(top, ast.Try) else []))]
+    seen_torch_npu = False
+    for stmt in statements:
+        if isinstance(stmt, ast.Import) and any(a.name == "torch_npu" for a in stmt.names):
+            seen_torch_npu = True
+        assert seen_torch_npu or not _reaches_npu(stmt), f"{name}.output.py line {stmt.lineno}"
 
 
 BREAKING_RULE = """

@@ -221,7 +221,8 @@ async def test_fix_all_matches_npu_lint_fix(client: LanguageClient):
     text = 'import torch\n\ndev = "cuda"\ntorch.cuda.synchronize()\ny = torch.zeros(2).cuda()\n'
     editor = Editor(client, text)
     diagnostics = await editor.open()
-    assert {d.code for d in diagnostics} == {"NPU101", "NPU103", "NPU111", "NPU120"}
+    # A library module (no __main__ guard): no NPU120, but the fixes bring `import torch_npu` along.
+    assert {d.code for d in diagnostics} == {"NPU101", "NPU103", "NPU111"}
     # What an editor asks for on save with "source.fixAll" in codeActionsOnSave.
     start = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
     [action] = await editor.actions(start, only=[types.CodeActionKind.SourceFixAll])

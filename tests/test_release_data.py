@@ -201,3 +201,19 @@ def test_committed_data_matches_the_wheels():
         [sys.executable, "-m", "npu_lint.generate.torch_npu_releases", "--check", "--quiet"],
         cwd=REPO, capture_output=True, text=True, timeout=1800)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_which_targets_load_torch_npu_on_import_torch():
+    # The wheel's `[torch.backends] torch_npu = torch_npu:_autoload` entry point, from 2.5.1.post1 on;
+    # torch itself loads such entry points from 2.5 on.
+    assert releases_with_autoload() == releases()[3:]
+    assert facts("2.5.1.post1").autoload_entry_point == "torch_npu:_autoload"
+    assert facts("2.4.0.post4").autoload_entry_point is None
+    assert [facts(r).torch_loads_torch_npu for r in releases()[:4]] == [False, False, False, True]
+    assert release_data.torch_autoloads_backends("2.5.0")
+    assert not release_data.torch_autoloads_backends("2.4.1")
+    assert release_data.torch_autoloads_backends("2.10.0")
+
+
+def releases_with_autoload():
+    return tuple(r for r in releases() if facts(r).autoload_entry_point is not None)

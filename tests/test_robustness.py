@@ -98,7 +98,8 @@ def test_pylint_never_crashes(odd_files):
 
 def test_an_internal_error_in_one_rule_is_reported_and_the_run_goes_on(tmp_path, monkeypatch, capsys):
     path = tmp_path / "a.py"
-    path.write_text("import torch\nx = torch.ones(1, device='cuda')\ntorch.cuda.synchronize()\n")
+    path.write_text("import torch\nx = torch.ones(1, device='cuda')\ntorch.cuda.synchronize()\n"
+                    "if __name__ == '__main__':\n    pass\n")
 
     def broken(self, node, ctx):
         raise RuntimeError("boom")

@@ -4,11 +4,12 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.config.settings import Settings
-from npu_lint.core.findings import Applicability, Confidence, Edit, Finding, Fix, Position, Related
+from npu_lint.core.findings import Applicability, Confidence, Edit, Finding, Fix, Position, Related, Severity
 from npu_lint.core.rule import Rule
 from npu_lint.core.source import LineIndex
 
 _RANK = {Applicability.SAFE: 0, Applicability.UNSAFE: 1, Applicability.DISPLAY_ONLY: 2}
+_SEVERITY_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
 class ModuleContext:
@@ -24,18 +25,34 @@ class ModuleContext:
     def torch_npu_import_edits(self) -> tuple[Edit, ...]:
         """The edit that adds `import torch_npu`, or none when the module has it (cached)."""
         if "torch_npu_import" not in self.scratch:
-            from npu_lint.analysis.torch_npu_import import imports_torch_npu, last_torch_import
+            from npu_lint.analysis.torch_npu_import import imports_torch_npu
 
-            stmt = None if imports_torch_npu(self.module) else last_torch_import(self.module)
-            self.scratch["torch_npu_import"] = () if stmt is None else (self.insert_after(stmt),)
+            self.scratch["torch_npu_import"] = () if imports_torch_npu(self.module) else \
+                self.device_import_edits("import torch_npu")
         return self.scratch["torch_npu_import"]
+
+    def device_import_edits(self, statement: str) -> tuple[Edit, ...]:
+        """An edit adding `statement` where `import torch_npu` belongs: after `import torch`,
+        before anything that reaches CUDA or the NPU on import (none without torch imports)."""
+        from npu_lint.analysis.torch_npu_import import first_line, torch_npu_placement
+
+        placement = torch_npu_placement(self.module)
+        if placement is None:
+            return ()
+        if not placement.before:
+            return (self.insert_after(placement.stmt, statement),)
+        from npu_lint.analysis.torch_npu_import import insertion_before_edit
+
+        line_number = first_line(placement.stmt)
+        line = self.index.line(line_number)
+        return (insertion_before_edit(line_number, line, _newline(line), statement),)
 
     def insert_after(self, stmt: nodes.NodeNG, statement: str = "import torch_npu") -> Edit:
         """An edit adding `statement` on its own line after stmt, in the file's line ending."""
         from npu_lint.analysis.torch_npu_import import insertion_edit
 
         line = self.index.line(stmt.end_lineno or stmt.lineno)
-        return insertion_edit(stmt, line, "\r\n" if line.endswith("\r\n") else "\n", statement)
+        return insertion_edit(stmt, line, _newline(line), statement)
 
     # -- positions -------------------------------------------------------
     def start(self, node: nodes.NodeNG) -> Position:
@@ -65,9 +82,10 @@ class ModuleContext:
         end: Position | None = None,
         applicability: Applicability | None = None,
         related: tuple[Related, ...] = (),
+        severity: Severity | None = None,
         **fields: str,
     ) -> None:
-        """Record a finding; `applicability` may only lower the rule's own."""
+        """Record a finding; `applicability` and `severity` may only lower the rule's own."""
         fix = None
         if rule.fix is not None:
             level = rule.fix.applicability
@@ -87,9 +105,17 @@ class ModuleContext:
                 message=rule.format_message(**fields),
                 start=start or self.start(node),
                 end=end or self.end(node),
-                severity=rule.severity,
+                severity=_lower(rule.severity, severity),
                 confidence=confidence,
                 fix=fix,
                 related=tuple(related),
             )
         )
+
+
+def _newline(line: str) -> str:
+    return "\r\n" if line.endswith("\r\n") else "\n"
+
+
+def _lower(own: Severity, wanted: Severity | None) -> Severity:
+    return wanted if wanted is not None and _SEVERITY_RANK[wanted] > _SEVERITY_RANK[own] else own

@@ -1,11 +1,26 @@
-"""Where `import torch_npu` goes: after the module's last top-level torch import."""
+"""Where `import torch_npu` goes: right after `import torch` (Ascend's manual step), and never after
+a statement that reaches `torch.npu` while the module is imported.
+
+`torch.npu` exists only once torch_npu has registered it. On targets whose torch does not load
+torch_npu by itself (before 2.5), `from torch.npu.amp import autocast` above `import torch_npu`
+stops the program with ModuleNotFoundError. So the import goes after the first `import torch` (or,
+in a module that only does `from torch import ...`, its first torch import), unless a statement
+before that point reaches CUDA or the NPU: then it goes right before that statement. The fixes
+turn `torch.cuda` into `torch.npu`, so a CUDA name counts as reaching the NPU.
+"""
 from __future__ import annotations
+
+import dataclasses
+import re
 
 from astroid import nodes
 
 from npu_lint.core.findings import Edit, Position
 
 TORCH_NPU = "torch_npu"
+_DEVICE_WORDS = frozenset({"cuda", "npu"})
+_DEVICE_MODULES = ("torch.cuda", "torch.npu", "torch_npu")
+_DEVICE_STRING = re.compile(r"^(cuda|npu|nccl|hccl)(:\d+)?$")
 
 
 def _names(stmt: nodes.NodeNG) -> list[str]:
@@ -28,20 +43,122 @@ def imports_torch_npu(module: nodes.Module) -> bool:
     )
 
 
+def _imports_torch(stmt: nodes.NodeNG) -> bool:
+    return any(_is_package(name, "torch") for name in _names(stmt))
+
+
+def _runs_on_import(stmts):
+    """Import statements that run when the module is imported: top level, or in the body of a
+    top-level `try:` (the usual guarded import). `if TYPE_CHECKING:` and functions do not count."""
+    for stmt in stmts:
+        if isinstance(stmt, (nodes.Import, nodes.ImportFrom)):
+            yield stmt
+        elif isinstance(stmt, nodes.Try):
+            yield from (inner for inner in stmt.body  # not `try: import torch` on one line
+                        if isinstance(inner, (nodes.Import, nodes.ImportFrom)) and inner.lineno != stmt.lineno)
+
+
 def last_torch_import(module: nodes.Module) -> nodes.NodeNG | None:
     """The last top-level `import torch...` / `from torch... import` statement."""
     found = None
     for stmt in module.body:
-        if any(_is_package(name, "torch") for name in _names(stmt)):
+        if _imports_torch(stmt):
             found = stmt
     return found
 
 
+def first_torch_import(module: nodes.Module) -> nodes.NodeNG | None:
+    """The first `import torch` that runs on import, else the first torch import of any form."""
+    imports = [stmt for stmt in _runs_on_import(module.body) if _imports_torch(stmt)]
+    plain = [stmt for stmt in imports if isinstance(stmt, nodes.Import) and "torch" in _names(stmt)]
+    return (plain or imports or [None])[0]
+
+
+@dataclasses.dataclass(frozen=True)
+class Placement:
+    stmt: nodes.NodeNG  # the statement the import goes next to
+    before: bool  # True: on the line above stmt; False: on the line below it
+
+
+def torch_npu_placement(module: nodes.Module) -> Placement | None:
+    """Where the import goes, or None for a module without torch imports."""
+    imports = [stmt for stmt in _runs_on_import(module.body) if _imports_torch(stmt)]
+    if not imports:
+        return None
+    reach = _first_device_statement(module)
+    reach_line = _first_device_line(reach) if reach is not None else None
+    for anchor in (first_torch_import(module), imports[0]):
+        if reach_line is None or (anchor.end_lineno or anchor.lineno) < reach_line:
+            return Placement(anchor, before=False)
+    return Placement(reach, before=True)
+
+
+def _first_device_statement(module: nodes.Module) -> nodes.NodeNG | None:
+    for stmt in module.body:
+        if _first_device_line(stmt) is not None:
+            return stmt
+    return None
+
+
+def _first_device_line(stmt: nodes.NodeNG) -> int | None:
+    """The first line of stmt that touches CUDA or the NPU while the module is imported."""
+    lines = [node.lineno for node in _import_time_nodes(stmt) if _touches_device(node)]
+    return min(lines) if lines else None
+
+
+def _import_time_nodes(stmt: nodes.NodeNG):
+    """stmt and what it runs at import: function and lambda bodies do not (their decorators and
+    defaults do); class bodies do."""
+    stack = [stmt]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in node.get_children():
+            if isinstance(node, nodes.FunctionDef) and any(child is inner for inner in node.body):
+                continue
+            if isinstance(node, nodes.Lambda) and child is node.body:
+                continue
+            stack.append(child)
+
+
+def _touches_device(node: nodes.NodeNG) -> bool:
+    if isinstance(node, nodes.Attribute):
+        return node.attrname in _DEVICE_WORDS
+    if isinstance(node, nodes.Name):
+        return node.name in _DEVICE_WORDS
+    if isinstance(node, nodes.Const):
+        return isinstance(node.value, str) and bool(_DEVICE_STRING.match(node.value))
+    if isinstance(node, nodes.Import):
+        return any(_is_package(name, module) for name, _ in node.names for module in _DEVICE_MODULES)
+    if isinstance(node, nodes.ImportFrom) and not node.level:
+        if any(_is_package(node.modname, module) for module in _DEVICE_MODULES):
+            return True
+        return node.modname == "torch" and any(name in _DEVICE_WORDS for name, _ in node.names)
+    return False
+
+
+def first_line(stmt: nodes.NodeNG) -> int:
+    """Where a statement starts, decorators included."""
+    decorators = getattr(stmt, "decorators", None)
+    return min(stmt.lineno, decorators.lineno) if decorators is not None else stmt.lineno
+
+
+def indentation(line_text: str) -> str:
+    return line_text[:len(line_text) - len(line_text.lstrip(" \t"))]
+
+
 def insertion_edit(stmt: nodes.NodeNG, line_text: str, newline: str = "\n",
                    statement: str = f"import {TORCH_NPU}") -> Edit:
-    """Insert an import statement on its own line after stmt."""
+    """Insert an import statement on its own line after stmt, indented like it."""
     end_line = stmt.end_lineno or stmt.lineno
+    indent = " " * stmt.col_offset if stmt.col_offset else ""
     if line_text.endswith(("\n", "\r")):
-        return Edit(Position(end_line + 1, 0), Position(end_line + 1, 0), f"{statement}{newline}")
+        return Edit(Position(end_line + 1, 0), Position(end_line + 1, 0), f"{indent}{statement}{newline}")
     end = Position(end_line, len(line_text))  # the import is the file's last line
-    return Edit(end, end, f"{newline}{statement}")
+    return Edit(end, end, f"{newline}{indent}{statement}")
+
+
+def insertion_before_edit(line: int, line_text: str, newline: str = "\n",
+                          statement: str = f"import {TORCH_NPU}") -> Edit:
+    """Insert an import statement on its own line above `line`, indented like it."""
+    return Edit(Position(line, 0), Position(line, 0), f"{indentation(line_text)}{statement}{newline}")

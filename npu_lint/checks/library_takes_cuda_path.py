@@ -4,17 +4,23 @@ Under transfer_to_npu, `torch.cuda.is_available()` is True on an NPU host.
 The patch keeps the real answer for the library functions listed in the
 release's apis_config.json; any other library that checks it may take a
 CUDA-only path.
+
+Said once per cause: once per module and library; not for the project's own packages (fairseq
+importing fairseq: its CUDA code is reported where it is written, the package holding the file
+and the packages at its project root count); not on an import a CUDA-only-library rule (NPU4xx)
+already reports.
 """
 from __future__ import annotations
-
-import os
 
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.transfer import transfer_facts
 from npu_lint.checks.base import Check
+from npu_lint.config.project_scripts import own_packages
 from npu_lint.knowledge import release_data
+
+LIBRARY_FAMILY = "NPU4"
 
 
 class LibraryTakesCudaPath(Check):
@@ -30,27 +36,25 @@ class LibraryTakesCudaPath(Check):
             names = [] if node.level else [node.modname]
         else:
             names = [name for name, _ in node.names]
-        reported = ctx.scratch.setdefault(self, set())
         for name in names:
             top = name.split(".")[0]
-            if top in reported or top == own_package(ctx.module.file):
-                continue  # said once per module; a library importing itself is not a user of it
             if top in transfer_facts().cuda_path_libraries and top not in handled:
-                reported.add(top)
-                ctx.report(self.rule, node, library=top, release=release,
-                           handled=", ".join(sorted(handled)) or "none")
+                if top not in _own_packages(ctx):  # a library importing itself is not a user of it
+                    ctx.scratch.setdefault(self, []).append((node, top, release, handled))
                 return
 
+    def leave_module(self, ctx: ModuleContext) -> None:
+        said = {f.start for f in ctx.findings if f.code.startswith(LIBRARY_FAMILY)}
+        reported = set()
+        for node, top, release, handled in ctx.scratch.get(self, ()):
+            if top in reported or ctx.start(node) in said:
+                continue  # once per module and library; an import NPU4xx reports is said already
+            reported.add(top)
+            ctx.report(self.rule, node, library=top, release=release,
+                       handled=", ".join(sorted(handled)) or "none")
 
-def own_package(path: str | None) -> str | None:
-    """The top-level package a file belongs to (folders with __init__.py above it), if any."""
-    if not path or not os.path.isabs(path):
-        return None
-    folder, top = os.path.dirname(path), None
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
-        top = os.path.basename(folder)
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
-    return top
+
+def _own_packages(ctx: ModuleContext) -> frozenset:
+    if "own_packages" not in ctx.scratch:
+        ctx.scratch["own_packages"] = own_packages(ctx.module.file or "")
+    return ctx.scratch["own_packages"]

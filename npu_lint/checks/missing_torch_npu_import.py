@@ -1,8 +1,10 @@
-"""check: missing_torch_npu_import -- NPU device code in a module that never imports torch_npu.
+"""check: missing_torch_npu_import -- a program that uses a device and never imports torch_npu.
 
-`torch.npu`, `.npu()` and the "npu" device exist only once torch_npu has been
-imported, so a module that uses a device (CUDA today, NPU after the fix) is
-told to import it, once, at its last top-level torch import.
+Said once per program, at its entry modules (`if __name__ == "__main__":`, `__main__.py`, console
+script targets of the project): a library module is imported by one of them, and the fixes of its
+own device findings bring `import torch_npu` along. The wording follows the target: from torch_npu
+2.5.1 on (torch 2.5+, the wheel's `torch.backends` entry point) `import torch` loads torch_npu by
+itself, so the finding is information, unless the program turns that loading off.
 """
 from __future__ import annotations
 
@@ -11,8 +13,11 @@ import re
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.torch_npu_import import imports_torch_npu, last_torch_import
+from npu_lint.analysis.entry_module import entry_reason
+from npu_lint.analysis.torch_npu_import import first_torch_import, imports_torch_npu
 from npu_lint.checks.base import Check
+from npu_lint.core.findings import Severity
+from npu_lint.knowledge import release_data
 
 _NPU_DEVICE = re.compile(r"^npu(:\d+)?$")
 
@@ -37,9 +42,45 @@ class MissingTorchNpuImport(Check):
         uses_npu = ctx.scratch.get(self, False)
         device_rules = {rule.code for rule in ctx.catalog if rule.device_use}
         uses_device = uses_npu or any(f.code in device_rules for f in ctx.findings)
-        if not uses_device or imports_torch_npu(ctx.module):
+        if not uses_device or imports_torch_npu(ctx.module) or entry_reason(ctx.module) is None:
             return
-        stmt = last_torch_import(ctx.module)
+        stmt = first_torch_import(ctx.module)
         if stmt is None:
             return
-        ctx.report(self.rule, stmt, edits=ctx.torch_npu_import_edits())
+        target = release_data.facts(self.settings.release)
+        consequence, severity = _consequence(target, turns_autoload_off(ctx.module))
+        ctx.report(self.rule, stmt, edits=ctx.torch_npu_import_edits(), severity=severity,
+                   consequence=consequence)
+
+
+def _consequence(target: release_data.ReleaseFacts, autoload_off: bool) -> tuple[str, Severity | None]:
+    where = f"torch_npu {target.release} (torch {target.torch_version})"
+    if not target.torch_loads_torch_npu:
+        return f"on {where} `torch.npu` exists only after `import torch_npu`", None
+    if autoload_off:
+        return (f"on {where} `import torch` would load torch_npu, but this program sets "
+                f"{release_data.AUTOLOAD_SWITCH}, which turns that off"), None
+    return (f"on {where} `import torch` loads it by itself unless {release_data.AUTOLOAD_SWITCH}=0, "
+            f"so the explicit import is Ascend's documented step rather than a must"), Severity.INFO
+
+
+def turns_autoload_off(module: nodes.Module) -> bool:
+    """`os.environ["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"`, `os.environ.setdefault(..., "0")`,
+    `os.putenv(..., "0")`: any value but "1" turns torch's backend loading off."""
+    for node in module.nodes_of_class((nodes.Assign, nodes.Call)):
+        if isinstance(node, nodes.Assign):
+            for target in node.targets:
+                if isinstance(target, nodes.Subscript) and _is_switch(target.slice):
+                    return not _is_one(node.value)
+        elif len(node.args) >= 2 and _is_switch(node.args[0]) and isinstance(node.func, nodes.Attribute) \
+                and node.func.attrname in ("setdefault", "putenv", "__setitem__"):
+            return not _is_one(node.args[1])
+    return False
+
+
+def _is_switch(node: nodes.NodeNG) -> bool:
+    return isinstance(node, nodes.Const) and node.value == release_data.AUTOLOAD_SWITCH
+
+
+def _is_one(node: nodes.NodeNG) -> bool:
+    return isinstance(node, nodes.Const) and node.value in ("1", 1)

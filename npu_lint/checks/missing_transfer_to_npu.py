@@ -2,27 +2,19 @@
 
 `from torch_npu.contrib import transfer_to_npu` must run once, in the script
 that starts the job, before CUDA code runs. Library modules are not told:
-only modules with `if __name__ == "__main__":`.
+only entry modules (analysis.entry_module: main guard, `__main__.py`, console scripts).
 """
 from __future__ import annotations
 
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.torch_npu_import import last_torch_import
+from npu_lint.analysis.entry_module import entry_reason
+from npu_lint.analysis.torch_npu_import import first_torch_import
 from npu_lint.analysis.transfer import TRANSFER_IMPORT
 from npu_lint.checks.base import Check
 
 ENVIRONMENT_SWITCH = "TORCH_TRANSFER_TO_NPU"
-
-
-def _is_main_guard(stmt: nodes.NodeNG) -> bool:
-    test = getattr(stmt, "test", None)
-    return (
-        isinstance(stmt, nodes.If) and isinstance(test, nodes.Compare)
-        and isinstance(test.left, nodes.Name) and test.left.name == "__name__"
-        and any(isinstance(value, nodes.Const) and value.value == "__main__" for _, value in test.ops)
-    )
 
 
 def imports_transfer_to_npu(module: nodes.Module) -> bool:
@@ -49,16 +41,16 @@ class MissingTransferToNpu(Check):
 
     def leave_module(self, ctx: ModuleContext) -> None:
         module = ctx.module
-        if not any(_is_main_guard(stmt) for stmt in module.body):
-            return
         if ENVIRONMENT_SWITCH in ctx.text or imports_transfer_to_npu(module):
             return
-        if not _uses_cuda(module):
+        if not _uses_cuda(module) or entry_reason(module) is None:
             return
-        stmt = last_torch_import(module)
+        stmt = first_torch_import(module)
         if stmt is None:
             return
-        ctx.report(self.rule, stmt, edits=(ctx.insert_after(stmt, TRANSFER_IMPORT),))
+        # Where torch_npu would go: before anything that touches CUDA on import, or what that
+        # bound (`from torch.cuda.amp import autocast`) keeps the unpatched CUDA object.
+        ctx.report(self.rule, stmt, edits=ctx.device_import_edits(TRANSFER_IMPORT))
 
 
 def _uses_cuda(module: nodes.Module) -> bool:

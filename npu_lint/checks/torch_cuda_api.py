@@ -1,7 +1,9 @@
 """check: torch_cuda_api -- every use of a `torch.cuda` name.
 
 Two rules share the matching: NPU101 reports names torch_npu offers under
-`torch.npu` (with a fix), NPU102 the names it lacks in the target release.
+`torch.npu` (with a fix), NPU102 the names it lacks in the target release, unless the code
+reads them only after `hasattr(torch.cuda, "name")` (the guard NPU102 asks for; its
+`torch.cuda` is reported by NPU101).
 """
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from astroid import nodes
 
 from npu_lint.analysis import edits
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.guards import guarded_by_hasattr
 from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Edit, Position
@@ -61,6 +64,8 @@ class TorchCudaApi(Check):
             works = patched_by_transfer_to_npu(use.qname, self.release) if auto else replacement is not None
             if works != self.with_equivalent:
                 continue
+            if not works and guarded_by_hasattr(use.node, use.qname):
+                continue  # already guarded; the `hasattr(torch.cuda, ...)` itself is reported
             hint = hint_for(use.qname)
             if auto and replacement is not None:  # renamed by torch_npu, not by the patch
                 hint = hint or f"use `{replacement}`"

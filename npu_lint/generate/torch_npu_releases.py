@@ -242,7 +242,8 @@ def _count_line(record: dict, facts: dict) -> str:
     white = " ".join(f"{label}={len(lists.get(name, []))}" for name, label in short.items())
     return (f"  {record['torch_npu']:<13} npu_all={len(facts['npu_all'])} {white} "
             f"apis_config={apis} npu_ops={len(facts['npu_ops'])} "
-            f"NpuExtension={'yes' if facts['has_npu_extension'] else 'no'}")
+            f"NpuExtension={'yes' if facts['has_npu_extension'] else 'no'} "
+            f"autoload={facts.get('autoload_entry_point') or 'no'}")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import configparser
 import json
 import re
 import zipfile
@@ -15,6 +16,8 @@ TRANSFER_TO_NPU = "torch_npu/contrib/transfer_to_npu.py"
 APIS_CONFIG = "torch_npu/contrib/apis_config.json"
 EXPOSED_API = "torch_npu/utils/exposed_api.py"
 CPP_EXTENSION = "torch_npu/utils/cpp_extension.py"
+# torch (2.5 and later) imports every entry point of this group on `import torch`.
+TORCH_BACKENDS_GROUP = "torch.backends"
 # torch_npu.npu submodules that stand in for torch.cuda submodules of the same name
 # (mstx is the NPU counterpart of nvtx). Keys are relative to torch_npu.npu.
 NPU_SUBMODULES = (
@@ -50,6 +53,9 @@ def read_wheel(path: str) -> Tuple[dict, List[str]]:
         facts["transfer_to_npu"] = transfer
         notes.extend(f"transfer_to_npu: {note}" for note in transfer_notes)
         notes.extend(f"transfer_to_npu unread: {line}" for line in unread)
+        autoload = _autoload_entry_point(wheel, files)
+        if autoload is not None:  # absent, not empty, in older wheels: the data file says "added in"
+            facts["autoload_entry_point"] = autoload
         facts["torch_requirement"] = _torch_requirement(wheel, files)
     return facts, notes
 
@@ -113,6 +119,23 @@ def _has_npu_extension(text: Optional[str], notes: List[str]) -> bool:
         return False
     return any(isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == "NpuExtension"
                for node in ast.parse(text).body)
+
+
+def _autoload_entry_point(wheel: zipfile.ZipFile, files) -> Optional[str]:
+    """`torch_npu:_autoload` when the wheel declares `[torch.backends] torch_npu = torch_npu:_autoload`
+    in its entry_points.txt (read as text, never through an installed distribution)."""
+    names = [name for name in files if name.endswith(".dist-info/entry_points.txt")]
+    if len(names) != 1:
+        return None
+    parser = configparser.ConfigParser(delimiters=("=",), interpolation=None)
+    parser.optionxform = str  # entry point names are case-sensitive
+    parser.read_string(wheel.read(names[0]).decode("utf-8"))
+    if not parser.has_section(TORCH_BACKENDS_GROUP):
+        return None
+    targets = sorted(value.strip() for value in parser[TORCH_BACKENDS_GROUP].values())
+    if len(targets) != 1:
+        raise WheelReadError(f"{names[0]}: expected one [{TORCH_BACKENDS_GROUP}] entry, got {targets}")
+    return targets[0]
 
 
 def _torch_requirement(wheel: zipfile.ZipFile, files) -> Optional[str]:

@@ -53,6 +53,12 @@ class ReleaseFacts:
     apis_config: Mapping[str, LibraryApis]    # library -> APIs keeping the real is_available
     npu_ops: frozenset                 # public torch_npu.npu_* operators (exposed_api.py)
     has_npu_extension: bool            # torch_npu.utils.cpp_extension.NpuExtension exists
+    autoload_entry_point: Optional[str] = None  # "[torch.backends]" entry of the wheel, "torch_npu:_autoload"
+
+    @property
+    def torch_loads_torch_npu(self) -> bool:
+        """Does `import torch` alone import torch_npu (TORCH_DEVICE_BACKEND_AUTOLOAD left at "1")?"""
+        return self.autoload_entry_point is not None and torch_autoloads_backends(self.torch_version)
 
     @property
     def device_rewritten(self) -> frozenset:
@@ -60,6 +66,19 @@ class ReleaseFacts:
         return frozenset().union(*(
             targets for wrapper, targets in self.wrapped.items()
             if self.string_replacements.get(wrapper, {}).get("cuda") == "npu"))
+
+
+# torch imports the `torch.backends` entry points of installed packages at the end of
+# `import torch` from 2.5.0 on (`_import_device_backends()` in torch/__init__.py, RFC
+# pytorch/pytorch#122468), unless the environment variable is set to anything but "1".
+# Read in the torch wheels 2.1.0 to 2.14.0: absent up to 2.4.0, present from 2.5.0.
+TORCH_AUTOLOAD_SINCE = (2, 5)
+AUTOLOAD_SWITCH = "TORCH_DEVICE_BACKEND_AUTOLOAD"
+
+
+def torch_autoloads_backends(torch_version: str) -> bool:
+    major_minor = tuple(int(part) for part in torch_version.split(".")[:2])
+    return major_minor >= TORCH_AUTOLOAD_SINCE
 
 
 # -- file location and caching ----------------------------------------------------------------
@@ -297,7 +316,7 @@ def _string_list(value: Any, where: str) -> List[str]:
 # -- one release's facts --------------------------------------------------------------------------
 
 _KNOWN_FACTS = {"npu_all", "npu_submodules", "transfer_to_npu", "apis_config", "npu_ops",
-                "has_npu_extension"}
+                "has_npu_extension", "autoload_entry_point"}
 _KNOWN_TRANSFER = {"lists", "module_patches", "aliases", "wrapped", "string_replacements"}
 _LIST_REFERENCE = re.compile(r"^(.*)\.\{(\w+)\}$")
 
@@ -345,6 +364,8 @@ def _release_facts(record: Dict[str, str], data: dict) -> ReleaseFacts:
         npu_ops=frozenset(_string_list(_required(data, "npu_ops", where), where + "npu_ops")),
         has_npu_extension=_expect(_required(data, "has_npu_extension", where), bool,
                                   where + "has_npu_extension"),
+        autoload_entry_point=_expect(data["autoload_entry_point"], str, where + "autoload_entry_point")
+        if "autoload_entry_point" in data else None,
     )
 
 

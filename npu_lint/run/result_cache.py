@@ -7,7 +7,8 @@ that project only, and nothing grows in the home folder across every project eve
 A folder that cannot be written disables the cache silently.
 
 An entry is addressed by sha256(fingerprint, settings, path) and valid only while the sha256 of
-the file's bytes matches the one it records, so each file has one entry per configuration,
+the file's bytes matches the one it records (and whether the project's packaging metadata names the
+file as a console script, which decides where NPU120 goes), so each file has one entry per configuration,
 replaced when the file changes, and the folder does not grow with every edit.  The fingerprint
 covers the npu-lint version, its code, the rule data, the torch model data, astroid's and
 Python's versions: changing any of them, or the settings (`--select`, configuration file),
@@ -29,6 +30,7 @@ import tempfile
 from pathlib import Path
 
 from npu_lint import __version__
+from npu_lint.config.project_scripts import is_script_target
 from npu_lint.core.findings import Applicability, Confidence, Edit, Finding, Fix, Position, Related, Severity
 from npu_lint.engine.engine import Problem
 from npu_lint.run.runner import FileResult
@@ -191,7 +193,8 @@ class ResultCache:
             with open(self.entry_path(path), "rb") as handle:
                 entry = json.loads(handle.read())
             if not isinstance(entry, dict) or entry.get("format") != FORMAT \
-                    or entry.get("prefix") != self.prefix or entry.get("content") != content_hash(data):
+                    or entry.get("prefix") != self.prefix or entry.get("content") != content_hash(data) \
+                    or entry.get("script") != is_script_target(path):
                 raise CorruptEntry("stale")
             findings = [finding_from_json(f) for f in _typed(entry["findings"], list)]
             problems = [problem_from_json(p) for p in _typed(entry["problems"], list)]
@@ -208,6 +211,7 @@ class ResultCache:
             return
         entry = {
             "format": FORMAT, "prefix": self.prefix, "content": content_hash(data),
+            "script": is_script_target(path),  # a console script of its project (pyproject, setup.cfg)
             "findings": [finding_to_json(f) for f in result.findings],
             "problems": [problem_to_json(p) for p in result.problems],
         }

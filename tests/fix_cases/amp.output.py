@@ -1,6 +1,6 @@
 import torch
-from torch.npu.amp import GradScaler, autocast
 import torch_npu
+from torch.npu.amp import GradScaler, autocast
 
 scaler = GradScaler()
 scaler2 = torch.npu.amp.GradScaler(init_scale=2.0**16)

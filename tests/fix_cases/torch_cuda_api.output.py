@@ -1,9 +1,9 @@
 import torch
+import torch_npu
 import torch as t
 from torch import npu as cuda
 from torch.npu import amp
 from torch.cuda import nvtx
-import torch_npu
 
 torch.npu.synchronize()
 t.npu.empty_cache()

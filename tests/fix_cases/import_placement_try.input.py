@@ -1,0 +1,15 @@
+# args: --unsafe-fixes
+"""Optional torch: the module imports without it."""
+import os
+
+try:
+    import torch
+    from torch.cuda.amp import autocast
+    HAS_TORCH = True
+except ImportError:
+    HAS_TORCH = False
+
+
+def run(model, batch):
+    with autocast():
+        return model(batch.cuda())

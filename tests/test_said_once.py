@@ -1,0 +1,50 @@
+"""Findings that are only a consequence of one already reported are folded into it."""
+from __future__ import annotations
+
+from npu_lint.config import project_scripts
+from npu_lint.config.settings import Settings
+from npu_lint.engine.engine import Engine
+
+AUTO = Settings(strategy="auto")
+
+
+def _codes(text: str, path: str = "<string>", settings: Settings = Settings()) -> list[tuple[int, str]]:
+    return [(f.start.line, f.code) for f in Engine(settings).check_text(text, path).findings]
+
+
+def test_a_project_importing_its_own_package_is_not_a_library_taking_cuda_paths(tmp_path):
+    # fairseq's modules import fairseq: 1,253 NPU191 findings on the auto route before this fold.
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "timm"\n')
+    package = tmp_path / "timm" / "models"
+    package.mkdir(parents=True)
+    (tmp_path / "timm" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    module = package / "resnet.py"
+    text = "import torch\nfrom timm.layers import create_conv2d\nimport transformers\nimport fairseq\n"
+    module.write_text(text)
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_models.py").write_text(text)
+    project_scripts.project_root.cache_clear()
+    for path in (module, tests / "test_models.py"):
+        codes = _codes(text, str(path), AUTO)
+        assert (2, "NPU191") not in codes, path.name  # its own package
+        assert (4, "NPU191") in codes, path.name  # a third-party library that branches on CUDA
+
+
+def test_an_import_reported_as_a_cuda_only_library_is_not_reported_again():
+    text = "import torch\nfrom deepspeed.ops.adam import FusedAdam\nimport deepspeed\n"
+    codes = _codes(text, settings=AUTO)
+    assert (2, "NPU401") in codes and (2, "NPU191") not in codes
+    assert (3, "NPU191") in codes
+
+
+def test_a_name_read_after_hasattr_asked_for_it_is_not_reported():
+    text = ('import torch\n'
+            'if hasattr(torch.cuda, "default_generators") and len(torch.cuda.default_generators) > 0:\n'
+            '    g = torch.cuda.default_generators[0]\n'
+            'h = torch.cuda.default_generators if hasattr(torch.cuda, "default_generators") else None\n'
+            'k = hasattr(torch.cuda, "jiterator") and torch.cuda.default_generators\n')
+    codes = _codes(text)
+    assert (2, "NPU101") in codes and (4, "NPU101") in codes
+    assert [line for line, code in codes if code == "NPU102"] == [5]  # a guard for another name
