@@ -58,5 +58,5 @@ class BooleanMaskIndex(Check):
             if compare is None:
                 continue
             if ReceiverKind.TENSOR in (receiver_kind(node.value), receiver_kind(compare.left)):
-                ctx.report(self.rule, node, confidence=Confidence.INFERENCE, mask=ctx.node_text(index))
+                ctx.report(self.rule, node, confidence=Confidence.INFERENCE, selection=ctx.node_text(node))
             return

@@ -70,6 +70,10 @@ def change_rows(change: Change) -> list[ChangeRow]:
         for edit in inside:  # last first, so earlier columns stay valid
             a, b = edit.start.column - finding.start.column, edit.end.column - finding.start.column
             after = after[:a] + edit.content + after[b:]
+        whole = lines[finding.start.line - 1] if 0 < finding.start.line <= len(lines) else ""
+        if len(whole.strip()) <= MAX_SNIPPET:  # the whole line reads better than a word
+            a, b = finding.start.column, finding.end.column
+            before, after = whole, whole[:a] + after + whole[b:]
         line = original_line(change, finding.start.line)
         rows.append(ChangeRow(line, line, "MODIFY", f'change "{snippet(before)}" to "{snippet(after)}" {label}',
                               finding, ("span", finding.start, finding.end, after)))

@@ -45,7 +45,8 @@ HEADERS = {
 # The rule families and codes migrate turns on besides the default set.
 MIGRATE_SELECT = ("NPU5", "NPU6", "NPU7", "NPU930", "NPU931")
 
-_BACKTICKED = re.compile(r"`([A-Za-z_][\w.]*)")
+_BACKTICKED = re.compile(r"`([^`]+)`")
+_IDENTIFIER = re.compile(r"^[A-Za-z_][\w.]*$")
 _NPU_API = re.compile(r"`?((?:torch_npu|torch\.npu|apex)\.[\w.]+)")
 
 
@@ -71,10 +72,14 @@ def _code_at(lines: list[str], finding: Finding) -> str:
 
 
 def api_name(finding: Finding, lines: list[str]) -> str:
-    """What msFmkTransplt's OP column holds: the API, as the message names it in backticks,
-    else the code at the finding."""
+    """What msFmkTransplt's OP column holds: the API the message names first (`torch.nonzero`,
+    `.to()` as `to`), else the code at the finding."""
     match = _BACKTICKED.search(finding.message)
-    return match.group(1) if match else _code_at(lines, finding) or finding.name
+    if match:
+        name = match.group(1).rpartition("=")[2].strip().removesuffix("()").lstrip(".")
+        if _IDENTIFIER.match(name):
+            return name
+    return _code_at(lines, finding) or finding.name
 
 
 def _tips(finding: Finding) -> str:
