@@ -57,6 +57,6 @@ class BooleanMaskIndex(Check):
             compare = _comparison(index)
             if compare is None:
                 continue
-            if ReceiverKind.TENSOR in (receiver_kind(node.value), receiver_kind(compare.left)):
+            if receiver_kind(compare.left) is ReceiverKind.TENSOR or receiver_kind(node.value) is ReceiverKind.TENSOR:
                 ctx.report(self.rule, node, confidence=Confidence.INFERENCE, selection=ctx.node_text(node))
             return

@@ -38,7 +38,7 @@ class MigratedFile:
     relative: str  # path inside the project, with "/"
     original: list[Finding]  # every finding before the fixes (after `# noqa`)
     changes: list[Change]
-    remaining: list[Finding]
+    remaining: list[Finding]  # after the fixes, of the rules selected (advice not included)
     source_lines: list[str]  # the original text: `original` points into it
     problems: list[str]
     fixed_lines: list[str] = dataclasses.field(default_factory=list)  # `remaining` points into these
@@ -68,8 +68,10 @@ def migrate_settings(settings: Settings) -> Settings:
 
 def migrate(source: str, output: str, settings: Settings = Settings(), unsafe: bool = False) -> Migration:
     plan = plan_copy(source, output)
-    settings = migrate_settings(settings)
+    # The fix passes need only the rules that can fix something: the advice rules run once,
+    # in the analysis of the original files.
     fixer = Fixer(settings, unsafe=unsafe)
+    settings = migrate_settings(settings)
     check_engine = Engine(settings)
     files: list[MigratedFile] = []
     cuda_ops: list[CudaOp] = []
