@@ -256,3 +256,37 @@ def test_change_rows_are_one_line_per_edit(tmp_path):
     changes = _rows(out / "change_list.csv")
     assert [(r["Start Line"], r["Operation Type"]) for r in changes] == [("2", "INSERT"), ("42", "MODIFY")]  # inserted as line 2
     assert changes[1]["Message"] == 'change "torch.cuda.synchronize()" to "torch.npu.synchronize()" (NPU101 torch-cuda-api)'
+
+
+AFFINITY_RULE = """rules:
+  - code: NPU598
+    name: test-matmul-transpose-affinity
+    kind: symbol
+    match: {symbols: [torch.matmul]}
+    severity: info
+    message: "`{qname}` of a transposed operand has a fused NPU form"
+    fix: {applicability: display-only, message: "Use `torch_npu.contrib.function.matmul_transpose`"}
+    doc:
+      what: "A stand-in NPU5xx rule for the report test."
+      why: "The affinity rules are data like any other."
+      example: "import torch\\ny = torch.matmul(torch.ones(2, 2), torch.ones(2, 2).t())\\n"
+      use_instead: "import torch\\n"
+      fix_safety: "Display-only."
+"""
+
+
+def test_affinity_findings_fill_affinity_api_call(tmp_path):
+    """NPU5xx findings (here from an extend-rules file) go to affinity_api_call.csv."""
+    src = tmp_path / "proj"
+    src.mkdir()
+    (src / "attn.py").write_text("import torch\n\n\ndef scores(q, k):\n    return torch.matmul(q, k.transpose(-2, -1))\n")
+    rules = tmp_path / "affinity.yaml"
+    rules.write_text(AFFINITY_RULE)
+    out = tmp_path / "out"
+    proc = run_tool("npu_lint", "migrate", str(src), "-o", str(out), "--extend-rules", str(rules))
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr
+    assert [dict(r) for r in _rows(out / "affinity_api_call.csv")] == [{
+        "File": "attn.py", "Start Line": "5", "End Line": "5", "Api Type": "torch",
+        "Api Call Name": "torch.matmul", "Affinity Api Name": "torch_npu.contrib.function.matmul_transpose"}]
+    analysis = json.loads((out / "analysis.json").read_text(encoding="utf-8"))
+    assert [f["report"] for f in analysis["findings"] if f["code"] == "NPU598"] == ["affinity_api_call.csv"]

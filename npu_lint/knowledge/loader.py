@@ -41,7 +41,7 @@ KIND_REQUIRED = {
 RECEIVERS = {"tensor", "module", "unknown"}
 STRATEGIES = ("manual", "auto")
 # Ascend's migration steps, for the per-route docs: which step a rule checks.
-STEPS = ("device", "interfaces", "distributed", "unsupported", "transfer-to-npu")
+STEPS = ("device", "interfaces", "distributed", "unsupported", "tuning", "transfer-to-npu")
 DEFAULT_STEP = {"1": "interfaces", "2": "distributed"}  # by the code's family digit
 DOC_FIELDS = ("what", "why", "example", "use_instead", "fix_safety")
 RULE_FIELDS = {

@@ -21,6 +21,7 @@ FAMILIES = {
     "NPU7": "Precision (advice)",
     "NPU9": "Optional checks",
 }
+ADVICE_FAMILIES = ("NPU5", "NPU6", "NPU7")
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; }
 h1 { margin-bottom: 0.2rem; } .muted { color: #666; }
@@ -66,6 +67,8 @@ def render(migration) -> str:
             per_file.append((item.relative, len(item.original), sum(fixed_codes.values())))
     per_file.sort(key=lambda row: (-row[1], row[0]))
     total = sum(per_family.values())
+    advice = sum(count for family, count in per_family.items() if family in ADVICE_FAMILIES) + sum(
+        1 for item in migration.files for f in item.original if f.code in ("NPU930", "NPU931"))
     fixed = sum(len(item.changes) for item in migration.files)
     remaining = sum(len(item.remaining) for item in migration.files)
     out = [
@@ -73,7 +76,8 @@ def render(migration) -> str:
         f"<title>npu-lint migration report: {_e(migration.source)}</title><style>{STYLE}</style></head><body>",
         "<h1>Migration report</h1>",
         f'<p class="muted">{_e(migration.source)} &rarr; {_e(migration.project)}</p>',
-        f"<p><b>{total}</b> CUDA-specific findings in <b>{len(per_file)}</b> of {len(migration.files)} Python files; "
+        f"<p><b>{total}</b> findings in <b>{len(per_file)}</b> of {len(migration.files)} Python files "
+        f"({advice} of them advice on speed, precision, dynamic shapes or unverified APIs); "
         f"<b>{fixed}</b> fixed, <b>{remaining}</b> left for a person.</p>",
         "<table><tr><th>Family</th><th>Findings</th><th>Fixed</th></tr>",
         *(f"<tr><td>{_e(FAMILIES.get(family, family))}</td><td>{count}</td><td>{fixed_family[family]}</td></tr>"
