@@ -176,6 +176,9 @@ def train(dataset, model, images_list):
         images = images.to(torch.device("cuda"))
         out = torch.baddbmm(images, images, images)
         keep = torch.nonzero(out)
+        boxes = torch.ops.detection_ops.nms(out, keep, 0.5)
+        import helper
+        helper.roi_align_backward(boxes)  # the project's own Python function, not the C++ one
     return roi_align_forward(out, keep), embed
 """
 
@@ -187,6 +190,7 @@ def extension_project(tmp_path) -> Path:
     (src / "csrc" / "roi_align.cpp").write_text(EXTENSION_CPP)
     (src / "csrc" / "nms_kernel.cu").write_text(EXTENSION_CU)
     (src / "train.py").write_text(TRAIN_WITH_EXTENSION)
+    (src / "helper.py").write_text("def roi_align_backward(boxes):\n    return boxes\n")
     return src
 
 
@@ -217,7 +221,9 @@ def test_migrate_writes_msfmktransplt_reports(extension_project, tmp_path):
     assert len(synchronize) == 1 and synchronize[0][1:3] == ["12", "12"], "line 13 has # noqa: NPU101"
     assert [r[4] for r in changes if r[3] == "INSERT"] == ['insert "import torch_npu" (NPU120 missing-torch-npu-import)']
 
-    assert [(r[1], r[3]) for r in rows["unsupported_api.csv"]] == [("11", "torch.nn.DataParallel")]
+    assert [(r[1], r[3]) for r in rows["unsupported_api.csv"]] == [
+        ("11", "torch.nn.DataParallel"), ("19", "detection_ops.nms"), ("22", "roi_align_forward")]
+    assert rows["unsupported_api.csv"][2][4].startswith("User-defined CUDA Operator.")
     performance = [(r[1], r[3]) for r in rows["api_performance_advice.csv"]]
     assert performance == [("16", "to"), ("18", "torch.nonzero")]  # OP: the API, as msFmkTransplt names it
     assert [r[1] for r in rows["api_precision_advice.csv"]] == ["10", "17"]
@@ -239,6 +245,8 @@ def test_migrate_writes_msfmktransplt_reports(extension_project, tmp_path):
     assert all(f["start"]["line"] != 14 for f in analysis["findings"]), "bare # noqa silences the line"
     ops = {(op["api"], op["registration"], op["dispatch_key"]) for op in analysis["cuda_operators"]}
     assert ("detection_ops.nms", "TORCH_LIBRARY impl", "CUDA") in ops
+    assert [(c["api"], c["start_line"]) for c in analysis["cuda_operator_calls"]] == [
+        ("detection_ops.nms", 19), ("roi_align_forward", 22)]
 
     report = (out / "report.html").read_text(encoding="utf-8")
     assert "each needs an NPU kernel" in report and "detection_ops.box_iou" in report

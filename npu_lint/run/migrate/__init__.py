@@ -23,9 +23,11 @@ from npu_lint.config.settings import Settings
 from npu_lint.core.findings import Finding
 from npu_lint.core.source import SourceError, decode_source
 from npu_lint.engine.engine import Engine
+from npu_lint.engine.suppression import Suppressions
 from npu_lint.run.file_writer import encode_like
 from npu_lint.run.fixer import Change, Fixer
 from npu_lint.run.migrate.copy_tree import MigrationRefused, plan_copy, write_new_file
+from npu_lint.run.migrate.cuda_op_calls import CudaOpCall, find_calls, project_modules
 from npu_lint.run.migrate.cuda_ops import CudaOp, is_cpp_source, scan_bytes, unique_ops
 from npu_lint.run.migrate.html_report import write_html_report
 from npu_lint.run.migrate.launcher import distributed_entry_points, write_launcher
@@ -56,6 +58,7 @@ class Migration:
     settings: Settings | None = None
     all_cuda_ops: list[CudaOp] = dataclasses.field(default_factory=list)  # every registration
     cuda_ops: list[CudaOp] = dataclasses.field(default_factory=list)  # one per operator and file
+    cuda_op_calls: list[CudaOpCall] = dataclasses.field(default_factory=list)  # Python calls of those
     report_rows: dict[str, int] = dataclasses.field(default_factory=dict)  # rows per report written
 
 
@@ -101,11 +104,26 @@ def migrate(source: str, output: str, settings: Settings = Settings(), unsafe: b
             entry_points.append(item.relative)
     migration = Migration(os.path.abspath(source), os.path.abspath(output), plan.project, files, plan.skipped, plan,
                           settings=settings, all_cuda_ops=cuda_ops, cuda_ops=unique_ops(cuda_ops))
+    migration.cuda_op_calls = _cuda_op_calls(migration, [item.relative for item in plan.items])
     if entry_points:
         migration.launcher = write_launcher(plan, entry_points)
     write_reports(migration)
     write_html_report(migration)
     return migration
+
+
+def _cuda_op_calls(migration: Migration, relatives: list[str]) -> list[CudaOpCall]:
+    """Calls of the project's own operators, except on lines a bare `# noqa` silences."""
+    if not migration.cuda_ops:
+        return []
+    own = project_modules(relatives)
+    calls = []
+    for item in migration.files:
+        text = "\n".join(item.source_lines)
+        silenced = Suppressions(text).noqa if Suppressions.may_suppress(text) else {}
+        calls.extend(call for call in find_calls(text, item.relative, migration.cuda_ops, own)
+                     if not (call.start in silenced and silenced[call.start] is None))
+    return calls
 
 
 __all__ = ["Migration", "MigrationRefused", "migrate"]

@@ -9,7 +9,8 @@ Which report a finding goes to:
 - NPU930 (not verified on the NPU): unknown_api.csv;
 - everything else left for a person (CUDA-only APIs, operators without an NPU kernel or
   falling back, unsupported dtypes, CUDA-only libraries, ...): unsupported_api.csv;
-- custom operators registered in C++/CUDA sources: cuda_op_list.csv.
+- custom operators registered in C++/CUDA sources: cuda_op_list.csv, and each Python call of
+  one: unsupported_api.csv (Tips "User-defined CUDA Operator.", as msFmkTransplt writes).
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from npu_lint.core.findings import Finding
 from npu_lint.run.migrate.ascend_csv import MISSING, csv_bytes
 from npu_lint.run.migrate.change_rows import ChangeRow, file_change_rows, original_line, snippet
 from npu_lint.run.migrate.copy_tree import write_new_file
+from npu_lint.run.migrate.cuda_op_calls import TIPS as CUSTOM_OP_TIPS
 
 CHANGE_LIST = "change_list.csv"
 UNSUPPORTED = "unsupported_api.csv"
@@ -149,6 +151,9 @@ def build(migration) -> tuple[dict[str, list[tuple]], list[Entry], dict[str, lis
                 row = (*place, api_name(finding, item.source_lines), _tips(finding))
             rows[report].append(row)
             entries.append(Entry(item.relative, finding, report, False, row))
+    rows[UNSUPPORTED].extend(
+        (call.file, call.start, call.end, call.op.api, f"{CUSTOM_OP_TIPS} Registered in {call.op.file}: it needs an NPU kernel.")
+        for call in migration.cuda_op_calls)
     rows[CUDA_OPS] = [(op.file, op.api) for op in migration.cuda_ops]
     return rows, entries, change_rows
 
@@ -194,6 +199,11 @@ def analysis(migration, rows: dict[str, list[tuple]], entries: list[Entry],
             for file, file_rows in change_rows.items() for r in file_rows
         ],
         "cuda_operators": [dataclasses.asdict(op) for op in migration.all_cuda_ops],
+        "cuda_operator_calls": [
+            {"file": call.file, "start_line": call.start, "end_line": call.end, "api": call.op.api,
+             "registered_in": call.op.file, "report": UNSUPPORTED}
+            for call in migration.cuda_op_calls
+        ],
         "problems": [{"file": item.relative, "problem": problem} for item in migration.files for problem in item.problems],
         "not_copied": list(migration.skipped),
         "launcher": "run_distributed_npu.sh" if migration.launcher else None,
