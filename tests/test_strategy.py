@@ -41,3 +41,18 @@ def test_older_release_lists_decide_what_is_patched():
     old = Engine(Settings(strategy="auto", target_torch_npu="2.12.0.post3")).check_text(text, "a.py").findings
     assert "NPU115" not in {f.code for f in new}
     assert "NPU115" in {f.code for f in old}
+
+
+def test_a_library_importing_itself_is_not_told_it_takes_cuda_paths(tmp_path):
+    # fairseq's own modules import fairseq hundreds of times; NPU191 is for the users of a library.
+    package = tmp_path / "fairseq" / "models"
+    package.mkdir(parents=True)
+    (tmp_path / "fairseq" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    inside = package / "transformer.py"
+    script = tmp_path / "train.py"
+    text = "import fairseq\nfrom fairseq import utils\nfrom fairseq.models import register_model\n"
+    engine = Engine(Settings(strategy="auto"))
+    assert not [f for f in engine.check_text(text, str(inside)).findings if f.code == "NPU191"]
+    user = [f for f in engine.check_text(text, str(script)).findings if f.code == "NPU191"]
+    assert [f.start.line for f in user] == [1]  # once per module and library, at its first import

@@ -17,7 +17,7 @@ from npu_lint.analysis.names import chain_parts, is_chain_top, name_trigger, qua
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Confidence
-from npu_lint.knowledge import operator_data, release_data
+from npu_lint.knowledge import operator_data
 
 TENSOR = "torch.Tensor."
 _QNAMES = "operator-calls:qnames"
@@ -109,7 +109,7 @@ def resolve_chain(node: nodes.NodeNG, ctx: ModuleContext, names: FrozenSet[str],
 
 
 def release_of(settings) -> str:
-    return settings.target_torch_npu or release_data.default_release()
+    return settings.release
 
 
 def operators_for(settings) -> operator_data.OperatorRelease:
@@ -117,7 +117,7 @@ def operators_for(settings) -> operator_data.OperatorRelease:
 
 
 def chip_of(settings) -> str:
-    return operator_data.normalize_chip(getattr(settings, "npu_chip", None))
+    return settings.chip
 
 
 def keyword(call: nodes.Call, name: str) -> Optional[nodes.NodeNG]:

@@ -15,7 +15,6 @@ from npu_lint.analysis.arguments import argument_role, is_docstring
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.transfer import call_is_wrapped, enclosing_call
 from npu_lint.checks.base import Check
-from npu_lint.knowledge import release_data
 
 
 def string_template(node: nodes.NodeNG) -> str | None:
@@ -99,7 +98,7 @@ class StringCheck(Check):
             return
         if self.outside_wrapper is not None:
             call = enclosing_call(expression)
-            release = self.settings.target_torch_npu or release_data.default_release()
+            release = self.settings.release
             if call is not None and call_is_wrapped(call, self.outside_wrapper, release):
                 return  # transfer_to_npu rewrites this argument at run time
         edit = None

@@ -12,7 +12,6 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Edit, Position
-from npu_lint.knowledge import release_data
 from npu_lint.knowledge.cuda_surface import (
     first_release_with_equivalent, hint_for, is_cuda_name, is_plain_rename, note_for, npu_equivalent,
     patched_by_transfer_to_npu
@@ -45,7 +44,7 @@ class TorchCudaApi(Check):
 
     @property
     def release(self) -> str:
-        return self.settings.target_torch_npu or release_data.default_release()
+        return self.settings.release
 
     def visit(self, node, ctx: ModuleContext) -> None:
         if isinstance(node, nodes.ImportFrom):

@@ -31,7 +31,7 @@ class TransferRewritesString(Check):
         return frozenset({"cuda", "nccl"})
 
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
-        release = self.settings.target_torch_npu or release_data.default_release()
+        release = self.settings.release
         arguments = list(node.args) + [k.value for k in node.keywords or ()]
         candidates = [a for a in arguments if _has_rewritten_word(a)]
         if not candidates:

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import fnmatch
 import os
 
 from npu_lint.core.rule import Rule
+from npu_lint.knowledge import operator_data, release_data
 
 
 @dataclasses.dataclass(frozen=True)
@@ -21,15 +23,22 @@ class Settings:
     config_dir: str | None = None  # where the configuration file was; globs are relative to it
     extend_rules: tuple[str, ...] = ()  # extra rule files (absolute paths), validated like rules/
 
+    # Resolved once per Settings (and cached on it): every check and rule filter asks these.
+    @functools.cached_property
+    def release(self) -> str:
+        """The torch_npu release checked against: the configured one, else the newest."""
+        return self.target_torch_npu or release_data.default_release()
+
+    @functools.cached_property
+    def chip(self) -> str:
+        """The chip id ("A2", "A3", "950DT") of the configured Ascend chip."""
+        return operator_data.normalize_chip(self.npu_chip)
+
     def enables(self, rule: Rule) -> bool:
         if self.strategy not in rule.strategies:
             return False
-        if rule.since or rule.until:
-            from npu_lint.knowledge import release_data
-
-            target = self.target_torch_npu or release_data.default_release()
-            if not rule.applies_to(target, release_data.releases()):
-                return False
+        if (rule.since or rule.until) and not rule.applies_to(self.release, release_data.releases()):
+            return False
         if any(rule.code.startswith(prefix) for prefix in self.ignore):
             return _longest(rule.code, self.select) > _longest(rule.code, self.ignore)
         if self.select:

@@ -1,7 +1,7 @@
-"""`# noqa`, `# noqa: NPU101` and `# pylint: disable=<rule-name>` for the CLI and fix.
+"""`# noqa`, `# noqa: NPU101` and `# pylint: disable=<rule-name>`, applied by the engine.
 
-flake8 and pylint apply their own comments; this module makes `npu-lint`
-honour the same ones, line by line.
+flake8 and pylint apply their own comments as well; applying them in the engine
+makes every path (CLI, fix, migrate's reports, the editor) honour the same ones.
 """
 from __future__ import annotations
 

@@ -8,14 +8,12 @@ import sys
 from npu_lint import __version__
 from npu_lint.config.files import load_settings
 from npu_lint.config.settings import Settings, split_codes
-from npu_lint.engine.engine import Engine
 from npu_lint.frontends.reports import FORMATS
 from npu_lint.knowledge.loader import RuleDataError, shipped_rules
 from npu_lint.run.discovery import python_files
 from npu_lint.run.parallel import check_files, default_jobs
 from npu_lint.run.progress import ProgressBar
 from npu_lint.run.result_cache import DEFAULT_DIR as DEFAULT_CACHE_DIR
-from npu_lint.run.runner import lint_path
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -158,7 +156,7 @@ def statistics(results) -> str:
     counts = Counter(f.code for r in results for f in r.findings)
     fixable = {f.code for r in results for f in r.findings
                if f.fix and f.fix.edits and f.fix.applicability.value == "safe"}
-    names = {rule.code: rule.name for rule in shipped_rules()}
+    names = {f.code: f.name for r in results for f in r.findings}  # extend-rules too
     lines = [f"{count:>6}  {code}  {names[code]}{' [*]' if code in fixable else ''}"
              for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
     return "\n".join(lines) + ("\n" if lines else "")

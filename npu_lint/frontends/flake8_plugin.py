@@ -1,23 +1,47 @@
 """flake8 front end: `flake8 --select NPU`. Translates findings to flake8's tuples.
 
-flake8 runs every installed plugin on every file whatever --select says, so
-files without a trigger word return before anything is built.
+flake8 loads and runs every installed plugin on every file whatever --select
+says. So this module imports nothing heavy until a file is checked, does
+nothing at all when the run selects no NPU code, and files without a trigger
+word return before anything is built.
 """
 from __future__ import annotations
 
 from typing import Iterator
 
 from npu_lint import __version__
-from npu_lint.config.files import ConfigError, settings_for_file
-from npu_lint.engine.engine import engine_for
 
 INTERNAL_ERROR = "NPU000"
+PREFIX = "NPU"
+
+
+def _names_npu(code: str) -> bool:
+    """A --select/--ignore entry that covers NPU codes ("N", "NPU", "NPU1", "NPU101")."""
+    return PREFIX.startswith(code) or code.startswith(PREFIX)
+
+
+def npu_selected(options) -> bool:
+    """Whether flake8 would show any NPU code in this run, from its select and ignore lists.
+
+    flake8 >= 6 selects every plugin's codes by default; an explicit `--select` without an
+    NPU code, or an `--ignore` that covers all of NPU without an explicit NPU selection,
+    switches the plugin off.
+    """
+    select = list(getattr(options, "select", None) or ())
+    chosen = select + list(getattr(options, "extend_select", None) or ())
+    if any(_names_npu(code) for code in chosen):
+        return True
+    if select:
+        return False
+    ignored = list(getattr(options, "ignore", None) or ()) + list(getattr(options, "extend_ignore", None) or ())
+    return not any(PREFIX.startswith(code) for code in ignored)
 
 
 class NpuLintFlake8:
     name = "npu-lint"
     version = __version__
     _overrides: dict = {}
+    _selected = True
 
     def __init__(self, tree, lines: list[str], filename: str):
         self.tree = tree  # flake8 parsed it already: the engine builds astroid from it
@@ -41,6 +65,7 @@ class NpuLintFlake8:
 
     @classmethod
     def parse_options(cls, options) -> None:
+        cls._selected = npu_selected(options)
         target = getattr(options, "target_torch_npu", None)
         if target:
             from npu_lint.knowledge.release_data import normalize_release
@@ -53,6 +78,11 @@ class NpuLintFlake8:
         }
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
+        if not self._selected:
+            return
+        from npu_lint.config.files import ConfigError, settings_for_file
+        from npu_lint.engine.engine import engine_for
+
         text = "".join(self.lines)
         try:
             engine = engine_for(settings_for_file(self.filename, **self._overrides))

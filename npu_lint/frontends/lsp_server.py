@@ -33,7 +33,7 @@ from npu_lint import __version__
 from npu_lint.config.files import load_settings
 from npu_lint.config.settings import Settings
 from npu_lint.core.findings import Applicability, Edit, Finding, Position, Severity
-from npu_lint.engine.engine import Engine, Problem
+from npu_lint.engine.engine import Engine, Problem, engine_for
 from npu_lint.engine.suppression import NOQA
 from npu_lint.knowledge.loader import rule_by_code
 from npu_lint.run.fixer import Fixer, fixable
@@ -68,7 +68,6 @@ def settings_for(path: str | None) -> Settings:
     return load_settings(start)
 
 
-_ENGINES: dict[Settings, Engine] = {}
 _FIXERS: dict[Settings, Fixer] = {}
 
 
@@ -82,7 +81,7 @@ def _cached(cache: dict, settings: Settings, make):
 
 
 def _engine(settings: Settings) -> Engine:
-    return _cached(_ENGINES, settings, Engine)
+    return engine_for(settings)
 
 
 def _fixer(settings: Settings) -> Fixer:

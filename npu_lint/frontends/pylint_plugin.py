@@ -6,6 +6,7 @@ findings of its own family, so disabling one family never hides another.
 """
 from __future__ import annotations
 
+import os
 import weakref
 from collections import defaultdict
 
@@ -14,12 +15,12 @@ from pylint import interfaces
 from pylint.checkers import BaseChecker
 from pylint.constants import WarningScope
 
-from npu_lint.config.files import settings_for_file
+from npu_lint.config.files import load_settings, settings_for_file
 from npu_lint.core.findings import Confidence
 from npu_lint.core.source import SourceError, decode_source
 from npu_lint.engine.engine import CheckResult, Engine, Problem, engine_for
 from npu_lint.knowledge import torch_model
-from npu_lint.knowledge.loader import shipped_rules
+from npu_lint.knowledge.loader import rules_with_extensions, shipped_rules
 
 _CONFIDENCE = {
     Confidence.HIGH: interfaces.HIGH,
@@ -111,9 +112,22 @@ INTERNAL_ERROR_MSG = ("F5100", ("%s", "npu-lint-internal-error",
                                 {"scope": WarningScope.LINE}))
 
 
+def _known_rules() -> tuple:
+    """The shipped rules plus the `extend-rules` of the configuration pylint runs under.
+
+    pylint wants every message declared when the plugin loads, before any file is seen, so the
+    configuration found from the working directory decides which extra rules are declared.
+    A broken configuration is reported per module by the engine, not here.
+    """
+    try:
+        return rules_with_extensions(load_settings(os.getcwd()).extend_rules)
+    except (ValueError, OSError):  # ConfigError and RuleDataError are ValueErrors
+        return shipped_rules()
+
+
 def _checker_classes() -> list[type[BaseChecker]]:
     families: dict[str, list] = defaultdict(list)
-    for rule in shipped_rules():
+    for rule in _known_rules():
         families[rule.pylint_checker_digits].append(rule)
     classes = []
     for index, (digits, rules) in enumerate(sorted(families.items())):

@@ -7,7 +7,6 @@ This module rebuilds each release, validates it and hands out frozen `ReleaseFac
 from __future__ import annotations
 
 import functools
-import importlib.resources
 import re
 from dataclasses import dataclass, fields
 from pathlib import Path

@@ -16,7 +16,7 @@ import warnings
 
 from npu_lint.config.settings import Settings
 from npu_lint.core.findings import Applicability, Edit, Finding, Position
-from npu_lint.engine.engine import Engine, Problem
+from npu_lint.engine.engine import Engine, Problem, engine_for
 from npu_lint.run.runner import lint_text
 
 MAX_PASSES = 8
@@ -147,7 +147,7 @@ class Fixer:
     def __init__(self, settings: Settings = Settings(), unsafe: bool = False, rules=None):
         # A fix that writes an NPU name carries the `import torch_npu` edit itself
         # (see ModuleContext.report), whether or not NPU120 is selected.
-        self.engine = Engine(settings, rules)
+        self.engine = engine_for(settings) if rules is None else Engine(settings, rules)
         self.unsafe = unsafe
 
     def fix_text(self, text: str, path: str = "<string>") -> FixOutcome:

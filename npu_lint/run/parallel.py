@@ -104,9 +104,9 @@ def _init_check(settings: Settings, cache_folder: str | None) -> None:
 def _lint(path: str, data: bytes) -> FileResult:
     engine = _WORKER["engine"]
     if engine is None:
-        from npu_lint.engine.engine import Engine
+        from npu_lint.engine.engine import engine_for
 
-        engine = _WORKER["engine"] = Engine(_WORKER["settings"])
+        engine = _WORKER["engine"] = engine_for(_WORKER["settings"])
     result = lint_bytes(engine, data, path)
     if not (result.findings or result.problems):
         result.source = None  # reports quote the source of findings only: keep and send no more

@@ -1,4 +1,4 @@
-"""Lint one file from disk: read, decode, check, apply `# noqa`. Shared by the CLI and fix."""
+"""Lint one file from disk: read, decode, check. Shared by the CLI, fix and the editor."""
 from __future__ import annotations
 
 import dataclasses
@@ -7,7 +7,6 @@ import os
 from npu_lint.core.findings import Finding
 from npu_lint.core.source import DecodedSource, SourceError, decode_source
 from npu_lint.engine.engine import CheckResult, Engine, Problem
-from npu_lint.engine.suppression import Suppressions
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 
@@ -21,12 +20,9 @@ class FileResult:
 
 
 def lint_text(engine: Engine, text: str, path: str) -> tuple[list[Finding], list[Problem]]:
-    """Findings left after `# noqa` and `# pylint: disable` (which pylint and flake8 apply themselves)."""
+    """Findings and problems of one text (the engine has applied `# noqa` and `# pylint: disable`)."""
     result: CheckResult = engine.check_text(text, path)
-    findings = result.findings
-    if findings and Suppressions.may_suppress(text):
-        findings = Suppressions(text).filter(findings)
-    return findings, result.problems
+    return result.findings, result.problems
 
 
 def lint_bytes(engine: Engine, data: bytes, path: str) -> FileResult:

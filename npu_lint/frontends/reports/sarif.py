@@ -8,7 +8,7 @@ from typing import Iterable
 
 from npu_lint import __version__
 from npu_lint.core.findings import Finding, Severity
-from npu_lint.knowledge.loader import shipped_rules
+from npu_lint.knowledge.loader import rule_by_code, shipped_rules
 from npu_lint.run.runner import FileResult
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -51,7 +51,11 @@ def _fix(path: str, finding: Finding) -> list[dict]:
 
 def format_sarif(results: Iterable[FileResult]) -> str:
     results = list(results)
-    rules = shipped_rules()
+    rules = list(shipped_rules())
+    shipped = {rule.code for rule in rules}
+    # Rules from `extend-rules` files are described too, so every result has its rule.
+    extra = sorted({f.code for r in results for f in r.findings} - shipped)
+    rules += [rule_by_code(code) for code in extra]
     index = {rule.code: i for i, rule in enumerate(rules)}
     sarif_results = []
     notifications = []
