@@ -22,7 +22,7 @@ import os
 from npu_lint.config.settings import Settings
 from npu_lint.core.findings import Finding
 from npu_lint.core.source import SourceError, decode_source
-from npu_lint.engine.engine import Engine
+from npu_lint.engine.engine import engine_for
 from npu_lint.engine.suppression import Suppressions
 from npu_lint.run.file_writer import encode_like
 from npu_lint.run.fixer import Change, Fixer
@@ -75,7 +75,7 @@ def migrate(source: str, output: str, settings: Settings = Settings(), unsafe: b
     # in the analysis of the original files.
     fixer = Fixer(settings, unsafe=unsafe)
     settings = migrate_settings(settings)
-    check_engine = Engine(settings)
+    check_engine = engine_for(settings)
     files: list[MigratedFile] = []
     cuda_ops: list[CudaOp] = []
     entry_points = []
