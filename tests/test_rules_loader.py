@@ -71,3 +71,18 @@ def test_shipped_rules_are_valid_and_in_plugin_range():
     for rule in rules:
         assert 51 <= int(rule.pylint_checker_digits) <= 99
         assert rule.pylint_msgid[1:3] == rule.pylint_checker_digits
+
+
+def test_argument_kind_needs_a_call_and_names_the_argument():
+    text = GOOD.replace("kind: symbol", "kind: argument")
+    with pytest.raises(RuleDataError, match="field 'match.symbols': unknown field"):
+        parse_rule_file(text, "bad.yaml")
+    with pytest.raises(RuleDataError, match="field 'match.calls'"):
+        parse_rule_file(text.replace("match: {symbols: [torch.foo]}", "match: {}"), "bad.yaml")
+    with pytest.raises(RuleDataError, match="field 'match.argument': 'calls' judges one argument"):
+        parse_rule_file(text.replace("match: {symbols: [torch.foo]}", "match: {calls: [torch.foo]}"), "bad.yaml")
+    with pytest.raises(RuleDataError, match="field 'match.position': expected int"):
+        parse_rule_file(text.replace("match: {symbols: [torch.foo]}",
+                                     "match: {calls: [torch.foo], argument: x, position: first}"), "bad.yaml")
+    [rule] = parse_rule_file(text.replace("match: {symbols: [torch.foo]}", "match: {any_call: [torch.foo]}"), "ok.yaml")
+    assert rule.match == {"any_call": ["torch.foo"]}

@@ -1,10 +1,15 @@
 """Matchers for the rule kinds, and the named checks that need logic."""
 from __future__ import annotations
 
+from npu_lint.checks.argument import ArgumentCheck
 from npu_lint.checks.base import Check
+from npu_lint.checks.blocking_copy import BlockingCopy
+from npu_lint.checks.boolean_mask_index import BooleanMaskIndex
 from npu_lint.checks.chip_support import ApiNotVerified, ApiUnsupportedOnChip
 from npu_lint.checks.cuda_extension_build import CudaExtensionBuild
 from npu_lint.checks.cuda_object_method import CudaObjectMethod
+from npu_lint.checks.data_dependent_shape import DataDependentShape
+from npu_lint.checks.float64_use import Float64Use
 from npu_lint.checks.imports import ImportCheck
 from npu_lint.checks.library_takes_cuda_path import LibraryTakesCudaPath
 from npu_lint.checks.method import MethodCheck
@@ -12,6 +17,7 @@ from npu_lint.checks.missing_torch_npu_import import MissingTorchNpuImport
 from npu_lint.checks.missing_transfer_to_npu import MissingTransferToNpu
 from npu_lint.checks.string import StringCheck
 from npu_lint.checks.symbol import SymbolCheck
+from npu_lint.checks.tensor_grown_in_loop import TensorGrownInLoop
 from npu_lint.checks.torch_cuda_api import TorchCudaApi, TorchCudaApiWithoutEquivalent
 from npu_lint.checks.transfer_rewrites_string import TransferRewritesString
 from npu_lint.checks.unsupported_dtype import DtypeUnsupportedByOperator, DtypeUnsupportedOnNpu
@@ -25,6 +31,7 @@ KIND_CHECKS: dict[str, type[Check]] = {
     "method": MethodCheck,
     "string": StringCheck,
     "import": ImportCheck,
+    "argument": ArgumentCheck,
 }
 
 # kind: check -- a rule names one of these in `match.check`.
@@ -44,6 +51,11 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "dtype_unsupported_on_npu": DtypeUnsupportedOnNpu,
     "api_not_verified_on_npu": ApiNotVerified,
     "operator_may_fall_back_to_cpu": OperatorMayFallBack,
+    "blocking_host_to_device_copy": BlockingCopy,
+    "float64_on_npu": Float64Use,
+    "data_dependent_shape": DataDependentShape,
+    "boolean_mask_index": BooleanMaskIndex,
+    "tensor_grown_in_loop": TensorGrownInLoop,
 }
 
 

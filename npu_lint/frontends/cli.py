@@ -215,7 +215,8 @@ def run_migrate(args: argparse.Namespace) -> int:
     fixed = sum(len(item.changes) for item in migration.files)
     remaining = sum(len(item.remaining) for item in migration.files)
     print(f"Migrated {len(migration.files)} Python files to {migration.project}: {fixed} fixed, {remaining} left.")
-    print(f"Reports: {args.output}/report.html, change_list.csv, unsupported_api.csv, cuda_api_list.csv")
+    counts = ", ".join(f"{name} ({rows})" for name, rows in migration.report_rows.items())
+    print(f"Reports in {args.output}: report.html, analysis.json, {counts}")
     return EXIT_FINDINGS if remaining else EXIT_CLEAN
 
 

@@ -67,6 +67,7 @@ STEP_TITLES = {
     "interfaces": "2. Switch GPU interfaces to NPU interfaces (and `import torch_npu`)",
     "distributed": "3. Multi-card: switch the communication backend from nccl to hccl",
     "unsupported": "4. Troubleshoot what has no NPU counterpart",
+    "tuning": "5. Tune speed and precision (advice, off by default in `check`, on in `migrate`)",
     "transfer-to-npu": "The transfer_to_npu patch itself",
 }
 ROUTE_INTROS = {

@@ -27,6 +27,8 @@ KIND_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
                "outside_wrapper": str, "only_in": str},
     "import": {"modules": list, "suggestions": dict},
     "check": {"check": str},
+    "argument": {"calls": list, "argument": str, "position": int, "missing": bool, "values": list,
+                 "any_call": list, "unless_called": list},
 }
 KIND_REQUIRED = {
     "symbol": (),
@@ -34,11 +36,12 @@ KIND_REQUIRED = {
     "string": ("pattern",),
     "import": ("modules",),
     "check": ("check",),
+    "argument": (),
 }
 RECEIVERS = {"tensor", "module", "unknown"}
 STRATEGIES = ("manual", "auto")
 # Ascend's migration steps, for the per-route docs: which step a rule checks.
-STEPS = ("device", "interfaces", "distributed", "unsupported", "transfer-to-npu")
+STEPS = ("device", "interfaces", "distributed", "unsupported", "tuning", "transfer-to-npu")
 DEFAULT_STEP = {"1": "interfaces", "2": "distributed"}  # by the code's family digit
 DOC_FIELDS = ("what", "why", "example", "use_instead", "fix_safety")
 RULE_FIELDS = {
@@ -76,7 +79,7 @@ def _parse_match(kind: str, raw: Any, err) -> dict:
     for key in KIND_REQUIRED[kind]:
         if key not in raw:
             raise err(f"match.{key}", "missing")
-    for key in ("symbols", "prefixes", "methods", "modules"):
+    for key in ("symbols", "prefixes", "methods", "modules", "calls", "values", "any_call", "unless_called"):
         for item in raw.get(key, ()):
             _expect(item, str, lambda p, key=key: err(f"match.{key}", p))
     if kind == "method":
@@ -90,6 +93,10 @@ def _parse_match(kind: str, raw: Any, err) -> dict:
             raise err("match.pattern", f"not a valid regular expression: {exc}") from None
     if kind == "string" and not (raw.get("replace") or raw.get("triggers")):
         raise err("match.triggers", "a string rule needs 'replace' or 'triggers' (words the file must contain)")
+    if kind == "argument" and not (raw.get("calls") or raw.get("any_call")):
+        raise err("match.calls", "an argument rule needs 'calls' (with 'argument') or 'any_call'")
+    if kind == "argument" and raw.get("calls") and "argument" not in raw:
+        raise err("match.argument", "'calls' judges one argument: name it")
     if kind == "symbol" and not (raw.get("symbols") or raw.get("prefixes")):
         raise err("match.symbols", "a symbol rule needs 'symbols' or 'prefixes'")
     return raw

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import difflib
 import io
 import warnings
 
@@ -28,6 +29,8 @@ class Change:
     finding: Finding
     before: str  # the line as it was
     after: str  # the same line with this fix alone applied
+    text: str = ""  # the text the fix was applied to (a later pass sees an already fixed text)
+    origin: tuple[int, ...] = ()  # for each line of `text`, its line in the original (0: a line a fix added)
 
 
 @dataclasses.dataclass
@@ -94,7 +97,39 @@ def _choose(findings: list[Finding]) -> list[Finding]:
     return chosen
 
 
-def _change(text: str, finding: Finding) -> Change:
+def line_origin_after(origin: tuple[int, ...], before: str, after: str) -> tuple[int, ...]:
+    """Where each line of `after` came from, given where each line of `before` came from
+    (0: a line a fix added). A changed line keeps the origin of the line it replaced."""
+    old, new = before.splitlines(), after.splitlines()
+    result: list[int] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            result.extend(origin[i] if i < len(origin) else 0 for i in range(i1, i2))
+        elif tag == "replace":
+            result.extend(_pair_lines(old[i1:i2], new[j1:j2], origin[i1:i2]))
+        elif tag == "insert":
+            result.extend([0] * (j2 - j1))
+    return tuple(result)
+
+
+def _pair_lines(old: list[str], new: list[str], origin: tuple[int, ...]) -> list[int]:
+    """Origins for a replaced block: each old line goes, in order, to the most similar new line."""
+    result = [0] * len(new)
+    start = 0
+    for index, line in enumerate(old):
+        if start >= len(new):
+            break
+        scores = [difflib.SequenceMatcher(None, line, candidate).ratio() for candidate in new[start:]]
+        best = start + scores.index(max(scores))
+        # Leave room for the old lines still to place.
+        best = min(best, len(new) - (len(old) - index)) if len(new) >= len(old) else best
+        best = max(best, start)
+        result[best] = origin[index] if index < len(origin) else 0
+        start = best + 1
+    return result
+
+
+def _change(text: str, finding: Finding, origin: tuple[int, ...]) -> Change:
     """The lines one fix touches, before and after (an inserted line shows with its neighbour)."""
     first = min(edit.start.line for edit in finding.fix.edits)
     last = max(edit.end.line for edit in finding.fix.edits)
@@ -105,7 +140,7 @@ def _change(text: str, finding: Finding) -> Change:
     def span(lines: list[str], start: int, end: int) -> str:
         return "\n".join(line.rstrip("\r\n") for line in lines[start - 1:end])
 
-    return Change(finding, span(before_lines, first, last), span(after_lines, first, last + added))
+    return Change(finding, span(before_lines, first, last), span(after_lines, first, last + added), text, origin)
 
 
 class Fixer:
@@ -120,6 +155,7 @@ class Fixer:
         changes: list[Change] = []
         broken: set[tuple] = set()
         skipped: list[Problem] = []
+        origin = tuple(range(1, len(text.splitlines()) + 1))
         for _ in range(MAX_PASSES):
             findings, _problems = lint_text(self.engine, text, path)
             todo = [f for f in findings if fixable(f, self.unsafe) and (f.code, f.start) not in broken]
@@ -132,7 +168,8 @@ class Fixer:
                                        finding.start.line, finding.start.column, finding.code))
             if not applied:
                 break
-            changes.extend(_change(text, finding) for finding in applied)
+            changes.extend(_change(text, finding, origin) for finding in applied)
+            origin = line_origin_after(origin, text, new_text)
             text = new_text
             fixed.extend(applied)
         remaining, problems = lint_text(self.engine, text, path)

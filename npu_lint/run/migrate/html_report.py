@@ -7,15 +7,21 @@ import collections
 import html
 
 from npu_lint.knowledge.loader import rule_by_code
+from npu_lint.run.migrate.change_rows import file_change_rows, original_line
 from npu_lint.run.migrate.copy_tree import write_new_file
+from npu_lint.run.migrate.reports import HEADERS, report_for
 
 FAMILIES = {
     "NPU1": "CUDA APIs and devices",
     "NPU2": "Distributed (NCCL to HCCL)",
     "NPU3": "Operators and dtypes",
     "NPU4": "CUDA-only libraries and extensions",
+    "NPU5": "Fused NPU operators (advice)",
+    "NPU6": "Performance and dynamic shapes (advice)",
+    "NPU7": "Precision (advice)",
     "NPU9": "Optional checks",
 }
+ADVICE_FAMILIES = ("NPU5", "NPU6", "NPU7")
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; }
 h1 { margin-bottom: 0.2rem; } .muted { color: #666; }
@@ -61,6 +67,8 @@ def render(migration) -> str:
             per_file.append((item.relative, len(item.original), sum(fixed_codes.values())))
     per_file.sort(key=lambda row: (-row[1], row[0]))
     total = sum(per_family.values())
+    advice = sum(count for family, count in per_family.items() if family in ADVICE_FAMILIES) + sum(
+        1 for item in migration.files for f in item.original if f.code in ("NPU930", "NPU931"))
     fixed = sum(len(item.changes) for item in migration.files)
     remaining = sum(len(item.remaining) for item in migration.files)
     out = [
@@ -68,7 +76,8 @@ def render(migration) -> str:
         f"<title>npu-lint migration report: {_e(migration.source)}</title><style>{STYLE}</style></head><body>",
         "<h1>Migration report</h1>",
         f'<p class="muted">{_e(migration.source)} &rarr; {_e(migration.project)}</p>',
-        f"<p><b>{total}</b> CUDA-specific findings in <b>{len(per_file)}</b> of {len(migration.files)} Python files; "
+        f"<p><b>{total}</b> findings in <b>{len(per_file)}</b> of {len(migration.files)} Python files "
+        f"({advice} of them advice on speed, precision, dynamic shapes or unverified APIs); "
         f"<b>{fixed}</b> fixed, <b>{remaining}</b> left for a person.</p>",
         "<table><tr><th>Family</th><th>Findings</th><th>Fixed</th></tr>",
         *(f"<tr><td>{_e(FAMILIES.get(family, family))}</td><td>{count}</td><td>{fixed_family[family]}</td></tr>"
@@ -79,6 +88,8 @@ def render(migration) -> str:
     ]
     if migration.launcher:
         out.append("<p>Multi-card scripts found: start them with <code>run_distributed_npu.sh</code>.</p>")
+    out.append(_reports_table(migration))
+    out.append(_cuda_ops_section(migration))
     if migration.skipped:
         out.append("<h2>Not copied</h2><ul>" + "".join(f"<li>{_e(s)}</li>" for s in migration.skipped) + "</ul>")
     out.append("<h2>Findings</h2>")
@@ -87,13 +98,16 @@ def render(migration) -> str:
             continue
         out.append(f"<h3>{_e(item.relative)}</h3>")
         out.extend(f'<p class="muted">{_e(problem)}</p>' for problem in item.problems)
-        applied = {(c.finding.code, c.finding.start.line): c for c in item.changes}
+        applied: dict[tuple, list[str]] = collections.defaultdict(list)
+        for row in file_change_rows(item.changes):
+            applied[(row.finding.code, original_line_of(item, row.finding))].append(row.message)
         for finding in item.original:
             line = item.source_lines[finding.start.line - 1] if 0 < finding.start.line <= len(item.source_lines) else ""
             change = applied.get((finding.code, finding.start.line))
             rule = rule_by_code(finding.code)
-            status = f"fixed: <code>{_e(change.after.strip())}</code>" if change else (
-                _e(finding.fix.message) if finding.fix else "no automatic fix")
+            status = "fixed: " + "; ".join(_e(m) for m in change) if change else (
+                (_e(finding.fix.message) if finding.fix else "no automatic fix")
+                + f' <span class="muted">(in {_e(report_for(finding.code))})</span>')
             out.append(
                 f'<div class="finding"><span class="code">{_e(finding.code)}</span> '
                 f'<a href="{_e(rule.doc_path)}">{_e(rule.name)}</a>, line {finding.start.line}: {_e(finding.message)}'
@@ -101,6 +115,33 @@ def render(migration) -> str:
             )
     out.append("</body></html>\n")
     return "\n".join(out)
+
+
+def original_line_of(item, finding) -> int:
+    """The original line of a fixed finding (a later fix pass sees shifted lines)."""
+    for change in item.changes:
+        if change.finding is finding:
+            return original_line(change, finding.start.line)
+    return finding.start.line
+
+
+def _reports_table(migration) -> str:
+    rows = "".join(f"<tr><td><code>{_e(name)}</code></td><td>{migration.report_rows.get(name, 0)}</td></tr>"
+                   for name in HEADERS)
+    return ("<h2>Reports</h2><p>The CSV files beside this page have the names and columns of Ascend's "
+            "msFmkTransplt; <code>analysis.json</code> holds every finding and the report it went to.</p>"
+            f"<table><tr><th>File</th><th>Rows</th></tr>{rows}</table>")
+
+
+def _cuda_ops_section(migration) -> str:
+    if not migration.cuda_ops:
+        return ""
+    items = "".join(f"<li><code>{_e(op.api)}</code> ({_e(op.registration)}) in <code>{_e(op.file)}</code>, "
+                    f"line {op.line}</li>" for op in migration.cuda_ops)
+    return ("<h2>Custom CUDA operators</h2><p>The project registers these operators in C++/CUDA sources "
+            "(listed in <code>cuda_op_list.csv</code>). Their kernels were written for CUDA (or the CPU): "
+            f"<b>each needs an NPU kernel</b> (Ascend C, or a composition of torch_npu operators) before "
+            f"the Python code that calls it can run on the NPU.</p><ul>{items}</ul>")
 
 
 def write_html_report(migration) -> None:

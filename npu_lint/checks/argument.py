@@ -1,0 +1,83 @@
+"""kind: argument -- a call judged by one of its arguments, as written in the source.
+
+    calls:    callees (qualified through the imports) whose `argument` is judged
+    argument: keyword name; `position`: its 0-based positional index, when it has one
+    missing:  report a call that does not pass it (the default applies)
+    values:   report a call that passes it written as one of these texts ("False", "0")
+    any_call: callees reported whatever their arguments
+    unless_called: stay quiet in a module that calls one of these (a setting that answers the advice)
+
+A call that passes `*args` or `**kwargs` where the argument could hide is never judged missing.
+"""
+from __future__ import annotations
+
+from astroid import nodes
+
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import name_trigger, qualified_name
+from npu_lint.checks.base import Check
+
+_MODULE_CALLS = "argument:module-calls"
+
+
+def argument_value(call: nodes.Call, keyword: str, position: int | None) -> tuple[nodes.NodeNG | None, bool]:
+    """(the expression passed, whether the call could pass it unseen through *args / **kwargs)."""
+    for item in call.keywords or ():
+        if item.arg == keyword:
+            return item, False
+    hidden = any(item.arg is None for item in call.keywords or ())
+    args = call.args or []
+    starred = [i for i, arg in enumerate(args) if isinstance(arg, nodes.Starred)]
+    if position is not None:
+        if starred and starred[0] <= position:
+            return None, True
+        if len(args) > position:
+            return args[position], False
+    return None, hidden or bool(starred)
+
+
+def module_calls(ctx: ModuleContext) -> frozenset[str]:
+    """Qualified names of every call in the module (computed once, only when a rule asks)."""
+    if _MODULE_CALLS not in ctx.scratch:
+        ctx.scratch[_MODULE_CALLS] = frozenset(
+            name for call in ctx.module.nodes_of_class(nodes.Call) if (name := qualified_name(call.func)))
+    return ctx.scratch[_MODULE_CALLS]
+
+
+class ArgumentCheck(Check):
+    node_types = (nodes.Call,)
+
+    def __init__(self, rule, settings):
+        super().__init__(rule, settings)
+        match = rule.match
+        self.calls = frozenset(match.get("calls", ()))
+        self.any_call = frozenset(match.get("any_call", ()))
+        self.argument = match.get("argument", "")
+        self.position = match.get("position")
+        self.missing = match.get("missing", False)
+        self.values = frozenset(match.get("values", ()))
+        self.unless_called = frozenset(match.get("unless_called", ()))
+
+    def triggers(self) -> frozenset:
+        return frozenset(name_trigger(name) for name in self.calls | self.any_call)
+
+    def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
+        qname = qualified_name(node.func)
+        if qname is None or (qname not in self.calls and qname not in self.any_call):
+            return
+        target, value = node, ""
+        if qname not in self.any_call:
+            passed, hidden = argument_value(node, self.argument, self.position)
+            if passed is None:
+                if hidden or not self.missing:
+                    return
+                value = "not given"
+            else:
+                expression = passed.value if isinstance(passed, nodes.Keyword) else passed
+                value = ctx.node_text(expression)
+                if value not in self.values:
+                    return
+                target = passed
+        if self.unless_called and module_calls(ctx) & self.unless_called:
+            return
+        ctx.report(self.rule, target, qname=qname, argument=self.argument, value=value)

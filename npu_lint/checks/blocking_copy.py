@@ -1,0 +1,68 @@
+"""check: blocking_host_to_device_copy -- `.to(device)` / `.cuda()` / `.npu()` of a batch inside a
+loop, without `non_blocking=True`.
+
+Only calls inside a loop are judged (that is where a training step copies each batch), only
+on values that are Tensors or unknown (a Module's `.to()` moves parameters once), and only
+when the call names a device, not a dtype or the CPU.
+"""
+from __future__ import annotations
+
+from astroid import nodes
+
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.loops import enclosing_loop
+from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
+from npu_lint.checks.base import Check
+from npu_lint.core.findings import Confidence
+
+DEVICE_METHODS = frozenset({"cuda", "npu"})
+# How code names a device: `device`, `self.device`, `args.gpu`, `local_rank`, `torch.device(...)`.
+_DEVICE_WORDS = ("device", "dev", "gpu", "npu", "cuda", "rank")
+
+
+def _names_a_device(call: nodes.Call, ctx: ModuleContext) -> bool:
+    """Does `.to(...)` name a device other than the CPU (not a dtype, not another tensor)?"""
+    device = next((k.value for k in call.keywords or () if k.arg == "device"), None)
+    if device is None and call.args:
+        device = call.args[0]
+    if device is None:
+        return False
+    if isinstance(device, nodes.Const):
+        if isinstance(device.value, bool):
+            return False
+        return isinstance(device.value, int) or (
+            isinstance(device.value, str) and not device.value.startswith(("cpu", "meta")))
+    text = ctx.node_text(device).lower()
+    if "cpu" in text or "dtype" in text:
+        return False
+    last = text.rsplit(".", 1)[-1]
+    return any(word in (text if isinstance(device, (nodes.Call, nodes.Subscript)) else last) for word in _DEVICE_WORDS)
+
+
+class BlockingCopy(Check):
+    node_types = (nodes.Call,)
+
+    def triggers(self) -> frozenset[str]:
+        return frozenset({"to", *DEVICE_METHODS})
+
+    def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
+        func = node.func
+        if not isinstance(func, nodes.Attribute) or func.attrname not in DEVICE_METHODS | {"to"}:
+            return
+        if any(k.arg in ("non_blocking", "async") or k.arg is None for k in node.keywords or ()):
+            return
+        if func.attrname == "to" and (not _names_a_device(node, ctx) or len(node.args) >= 3):
+            return  # not a copy to a device, or .to(device, dtype, non_blocking) positionally
+        if func.attrname in DEVICE_METHODS and len(node.args) >= 2:
+            return  # .cuda(device, non_blocking) positionally
+        if qualified_name(func.expr) is not None or enclosing_loop(node) is None:
+            return
+        receiver = ctx.node_text(func.expr).rsplit(".", 1)[-1].lower()
+        if "model" in receiver or "module" in receiver:
+            return  # `for model in models: model.cuda()` moves parameters, once
+        kind = receiver_kind(func.expr)
+        if kind not in (ReceiverKind.TENSOR, ReceiverKind.UNKNOWN):
+            return
+        confidence = Confidence.INFERENCE if kind is ReceiverKind.TENSOR else Confidence.INFERENCE_FAILURE
+        ctx.report(self.rule, node, confidence=confidence, call=f".{func.attrname}()")

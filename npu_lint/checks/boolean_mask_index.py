@@ -1,0 +1,62 @@
+"""check: boolean_mask_index -- `x[mask]` read with a mask that is a comparison result
+(`x[x > 0]`, `mask = labels != pad; x[mask]`, `~m`, `m1 & m2` of such).
+
+The number of elements selected depends on the values, so the result's shape is dynamic.
+Only judged when the indexed value or the compared value is inferred to be a Tensor (the
+same code on a DataFrame or an array is none of the NPU's business); writes (`x[mask] = 0`)
+keep the shape and are left alone.
+"""
+from __future__ import annotations
+
+from astroid import nodes
+
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
+from npu_lint.checks.base import Check
+from npu_lint.core.findings import Confidence
+
+_LOGICAL = ("&", "|", "^")
+
+
+def _comparison(node: nodes.NodeNG, depth: int = 0) -> nodes.Compare | None:
+    """The comparison a boolean mask expression is made of, if it is one."""
+    if depth > 4:
+        return None
+    if isinstance(node, nodes.Compare):
+        if all(op not in ("is", "is not", "in", "not in") for op, _ in node.ops):
+            return node
+        return None
+    if isinstance(node, nodes.UnaryOp) and node.op == "~":
+        return _comparison(node.operand, depth + 1)
+    if isinstance(node, nodes.BinOp) and node.op in _LOGICAL:
+        return _comparison(node.left, depth + 1) or _comparison(node.right, depth + 1)
+    if isinstance(node, nodes.Name) and depth == 0:
+        try:
+            _scope, assignments = node.lookup(node.name)
+        except Exception:
+            return None
+        if len(assignments) != 1 or not isinstance(assignments[0], nodes.AssignName):
+            return None
+        statement = assignments[0].parent
+        if isinstance(statement, nodes.Assign) and len(statement.targets) == 1:
+            return _comparison(statement.value, depth + 1)
+    return None
+
+
+class BooleanMaskIndex(Check):
+    node_types = (nodes.Subscript,)
+
+    def triggers(self) -> frozenset[str]:
+        return frozenset({"torch"})
+
+    def visit(self, node: nodes.Subscript, ctx: ModuleContext) -> None:
+        if getattr(node, "ctx", None) is not None and node.ctx.name != "Load":
+            return
+        indexes = node.slice.elts if isinstance(node.slice, nodes.Tuple) else [node.slice]
+        for index in indexes:
+            compare = _comparison(index)
+            if compare is None:
+                continue
+            if receiver_kind(compare.left) is ReceiverKind.TENSOR or receiver_kind(node.value) is ReceiverKind.TENSOR:
+                ctx.report(self.rule, node, confidence=Confidence.INFERENCE, selection=ctx.node_text(node))
+            return

@@ -1,0 +1,41 @@
+"""check: data_dependent_shape -- operators whose output shape depends on the values:
+`torch.nonzero`, `torch.masked_select`, `torch.unique`, `torch.argwhere`, one-argument
+`torch.where`, and the same Tensor methods.
+
+Module functions resolve through the imports; a method only counts on a value astroid
+infers to be a Tensor (`.unique()` and `.nonzero()` exist on pandas and numpy values too).
+"""
+from __future__ import annotations
+
+from astroid import nodes
+
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
+from npu_lint.checks.base import Check
+from npu_lint.core.findings import Confidence
+
+OPERATORS = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere"})
+FUNCTIONS = frozenset({f"torch.{name}" for name in OPERATORS})
+
+
+class DataDependentShape(Check):
+    node_types = (nodes.Call,)
+
+    def triggers(self) -> frozenset[str]:
+        return OPERATORS | {"where"}
+
+    def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
+        func = node.func
+        name = func.attrname if isinstance(func, nodes.Attribute) else func.name if isinstance(func, nodes.Name) else ""
+        if name not in OPERATORS and name != "where":
+            return
+        qname = qualified_name(func)
+        if qname is not None:
+            if qname in FUNCTIONS or (qname == "torch.where" and len(node.args) == 1 and not node.keywords):
+                ctx.report(self.rule, node, api=qname)
+            return
+        if name == "where" or not isinstance(func, nodes.Attribute) or qualified_name(func.expr) is not None:
+            return
+        if receiver_kind(func.expr) is ReceiverKind.TENSOR:
+            ctx.report(self.rule, node, confidence=Confidence.INFERENCE, api=f"Tensor.{name}")

@@ -1,0 +1,36 @@
+"""check: float64_on_npu -- float64 asked for in code: `dtype=torch.float64`, `.double()`,
+`.to(torch.float64)`, `torch.set_default_dtype(torch.float64)`.
+
+A comparison (`x.dtype == torch.float64`) asks nothing and is left alone.
+"""
+from __future__ import annotations
+
+from astroid import nodes
+
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
+from npu_lint.checks.base import Check
+
+FLOAT64 = frozenset({"torch.float64", "torch.double", "torch.DoubleTensor", "torch.complex128", "torch.cdouble"})
+TAKES_DTYPE = frozenset({"to", "type", "set_default_dtype", "set_default_tensor_type"})
+
+
+class Float64Use(Check):
+    node_types = (nodes.Call,)
+
+    def triggers(self) -> frozenset:
+        return frozenset({"float64", "double", "DoubleTensor", "complex128", "cdouble"})
+
+    def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
+        func = node.func
+        for keyword in node.keywords or ():
+            if keyword.arg == "dtype" and qualified_name(keyword.value) in FLOAT64:
+                ctx.report(self.rule, keyword, what=ctx.node_text(keyword))
+                return
+        name = func.attrname if isinstance(func, nodes.Attribute) else func.name if isinstance(func, nodes.Name) else ""
+        if name in TAKES_DTYPE and node.args and qualified_name(node.args[0]) in FLOAT64:
+            ctx.report(self.rule, node, what=ctx.node_text(node))
+        elif name == "double" and isinstance(func, nodes.Attribute) and not node.args and (
+                qualified_name(func.expr) is None and receiver_kind(func.expr) is not ReceiverKind.OTHER):
+            ctx.report(self.rule, node, what=ctx.node_text(node))

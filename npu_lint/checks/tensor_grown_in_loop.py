@@ -1,0 +1,42 @@
+"""check: tensor_grown_in_loop -- `t = torch.cat([t, x])` inside a loop.
+
+Each pass makes a tensor one step longer: every iteration has a new shape (and copies all
+that came before).
+"""
+from __future__ import annotations
+
+from astroid import nodes
+
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.loops import enclosing_loop
+from npu_lint.analysis.names import qualified_name
+from npu_lint.checks.base import Check
+
+CONCATENATIONS = frozenset({"torch.cat", "torch.concat", "torch.concatenate"})
+
+
+def _target_text(target: nodes.NodeNG, ctx: ModuleContext) -> str | None:
+    if isinstance(target, (nodes.AssignName, nodes.AssignAttr)):
+        return ctx.node_text(target)
+    return None
+
+
+class TensorGrownInLoop(Check):
+    node_types = (nodes.Assign,)
+
+    def triggers(self) -> frozenset[str]:
+        return frozenset({"cat", "concat", "concatenate"})
+
+    def visit(self, node: nodes.Assign, ctx: ModuleContext) -> None:
+        call = node.value
+        if len(node.targets) != 1 or not isinstance(call, nodes.Call) or not call.args:
+            return
+        name = _target_text(node.targets[0], ctx)
+        pieces = call.args[0]
+        if name is None or not isinstance(pieces, (nodes.List, nodes.Tuple)):
+            return
+        if not any(ctx.node_text(piece) == name for piece in pieces.elts):
+            return
+        qname = qualified_name(call.func)
+        if qname in CONCATENATIONS and enclosing_loop(node) is not None:
+            ctx.report(self.rule, call, name=name, api=qname)
