@@ -3,7 +3,7 @@
 1. A substring scan of the text for the trigger words of the enabled rules
    (only when every word is long enough to be rare).
 2. A walk of Python's own `ast` tree: identifier triggers must appear as a
-   name, an attribute or an imported module; string triggers inside a string
+   name, an attribute, a keyword argument or an imported module; string triggers inside a string
    that is not a docstring. `use_cuda = False` or a comment that says "cuda"
    no longer costs an astroid build, which is 16 times the parse.
 """
@@ -21,6 +21,7 @@ def words_in_tree(tree: ast.AST) -> tuple[set[str], str]:
     docstrings: set[int] = set()
     stack = [tree]
     name, attribute, alias, import_from, constant = ast.Name, ast.Attribute, ast.alias, ast.ImportFrom, ast.Constant
+    keyword = ast.keyword
     while stack:
         node = stack.pop()
         kind = type(node)
@@ -28,6 +29,8 @@ def words_in_tree(tree: ast.AST) -> tuple[set[str], str]:
             identifiers.add(node.id)
         elif kind is attribute:
             identifiers.add(node.attr)
+        elif kind is keyword and node.arg:
+            identifiers.add(node.arg)  # `device=` of a call
         elif kind is constant:
             if type(node.value) is str and id(node) not in docstrings:
                 strings.append(node.value)

@@ -6,6 +6,7 @@ from npu_lint.checks.chip_support import ApiNotVerified, ApiUnsupportedOnChip
 from npu_lint.checks.cuda_extension_build import CudaExtensionBuild
 from npu_lint.checks.cuda_object_method import CudaObjectMethod
 from npu_lint.checks.imports import ImportCheck
+from npu_lint.checks.integer_device import IntegerDeviceMeansCuda
 from npu_lint.checks.library_takes_cuda_path import LibraryTakesCudaPath
 from npu_lint.checks.method import MethodCheck
 from npu_lint.checks.missing_torch_npu_import import MissingTorchNpuImport
@@ -44,6 +45,7 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "dtype_unsupported_on_npu": DtypeUnsupportedOnNpu,
     "api_not_verified_on_npu": ApiNotVerified,
     "operator_may_fall_back_to_cpu": OperatorMayFallBack,
+    "integer_device_means_cuda": IntegerDeviceMeansCuda,
 }
 
 
