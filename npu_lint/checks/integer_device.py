@@ -130,5 +130,5 @@ def _replacement(ctx: ModuleContext, value: nodes.NodeNG) -> Tuple[str, Optional
     elif isinstance(value, nodes.Name):
         text = f'f"npu:{{{value.name}}}"'
     else:
-        return f'f"npu:{{{ctx.node_text(value)}}}"', None
+        return f'torch.device("npu", {ctx.node_text(value)})', None
     return text, Edit(ctx.start(value), ctx.end(value), text)
