@@ -14,11 +14,12 @@ import astroid
 from astroid import nodes, util
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.cpu_device import keyword
 from npu_lint.analysis.names import name_trigger, qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.analysis.transfer import call_is_wrapped
 from npu_lint.checks.base import Check
-from npu_lint.checks.operator_calls import has_star_arguments, keyword, release_of
+from npu_lint.checks.operator_calls import has_star_arguments, release_of
 from npu_lint.core.findings import Applicability, Confidence, Edit
 from npu_lint.knowledge.integer_devices import DeviceForm, integer_device_facts
 
