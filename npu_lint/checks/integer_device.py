@@ -14,7 +14,7 @@ import astroid
 from astroid import nodes, util
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.cpu_device import keyword
+from npu_lint.analysis.cpu_device import keyword, single_value
 from npu_lint.analysis.names import name_trigger, qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.analysis.transfer import call_is_wrapped
@@ -41,6 +41,7 @@ class IntegerDeviceMeansCuda(Check):
             for name in facts.forms[form].callables:
                 self.forms[name] = facts.forms[form]
         self.last_names = frozenset(name.rsplit(".", 1)[-1] for name in self.forms)
+        self.integer_results = facts.integer_results
 
     def triggers(self) -> frozenset:
         # A keyword-only argument (`device=` of factories) is the cheapest word to look for.
@@ -63,7 +64,7 @@ class IntegerDeviceMeansCuda(Check):
         value = _argument(node, form)
         if value is None:
             return
-        confidence = _integer_confidence(value)
+        confidence = _integer_confidence(value, self.integer_results)
         if confidence is None:
             return
         if self.settings.strategy == "auto" and call_is_wrapped(node, _TRANSFER_WRAPPER, self.release):
@@ -105,12 +106,20 @@ def _inferred_int(value) -> bool:
     return isinstance(value, astroid.bases.Instance) and value.pytype() == "builtins.int"
 
 
-def _integer_confidence(node: nodes.NodeNG) -> Optional[Confidence]:
-    """HIGH for an int literal, INFERENCE when every inferred value is an int, else None."""
+def _integer_confidence(node: nodes.NodeNG, integer_results: frozenset) -> Optional[Confidence]:
+    """HIGH for an int literal or a call documented to return one (`torch.npu.current_device()`),
+    INFERENCE for a name assigned once from such a call or when every inferred value is an int;
+    else None."""
     if _is_int(node):
         return Confidence.HIGH
     if isinstance(node, nodes.Const):
         return None
+    if isinstance(node, nodes.Call) and qualified_name(node.func) in integer_results:
+        return Confidence.HIGH
+    if isinstance(node, nodes.Name):
+        value = single_value(node)
+        if isinstance(value, nodes.Call) and qualified_name(value.func) in integer_results:
+            return Confidence.INFERENCE
     try:
         values = []
         for count, value in enumerate(node.infer()):

@@ -49,5 +49,8 @@ def integer_devices_page() -> str:
         lines.append("Matched on: " + ", ".join(f"`{name}`" for name in form.callables) + ".\n")
         lines += [f"- {source}" for source in form.sources]
         lines.append("")
+    lines.append("Integers are literals, names astroid infers as int (`int(os.environ[\"LOCAL_RANK\"])`), and "
+                 "calls documented to return one: " + ", ".join(f"`{name}()`" for name in sorted(facts.integer_results))
+                 + " (and names assigned once from them).\n")
     lines.append(NOT_REPORTED)
     return "\n".join(lines)

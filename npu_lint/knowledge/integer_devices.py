@@ -45,6 +45,7 @@ class IntegerDeviceFacts:
     meanings: Mapping[str, str]    # meaning -> its explanation
     forms: Mapping[str, DeviceForm]
     releases: Mapping[str, ReleaseMeanings]
+    integer_results: frozenset     # calls documented to return an int device index
 
     def release(self, target: str) -> ReleaseMeanings:
         return self.releases[release_data.normalize_release(target)]
@@ -82,7 +83,10 @@ def parse(text: str) -> IntegerDeviceFacts:
     if missing or len(releases) != len(release_data.releases()):
         raise _error("releases", f"expected one row per torch_npu release; missing {missing or 'none'}, "
                                  f"unknown {sorted(set(releases) - set(release_data.releases())) or 'none'}")
-    return IntegerDeviceFacts(dict(meanings), forms, releases)
+    results = data.get("integer_results") or []
+    if not isinstance(results, list) or not all(isinstance(name, str) for name in results):
+        raise _error("integer_results", "expected a list of qualified names")
+    return IntegerDeviceFacts(dict(meanings), forms, releases, frozenset(results))
 
 
 @functools.lru_cache(maxsize=1)
