@@ -3,7 +3,7 @@
 1. A substring scan of the text for the trigger words of the enabled rules
    (only when every word is long enough to be rare).
 2. A walk of Python's own `ast` tree: identifier triggers must appear as a
-   name, an attribute, a keyword argument or an imported module; string triggers inside a string
+   name, an attribute or an imported module ("=word": a keyword argument); string triggers inside a string
    that is not a docstring. `use_cuda = False` or a comment that says "cuda"
    no longer costs an astroid build, which is 16 times the parse.
 """
@@ -30,7 +30,7 @@ def words_in_tree(tree: ast.AST) -> tuple[set[str], str]:
         elif kind is attribute:
             identifiers.add(node.attr)
         elif kind is keyword and node.arg:
-            identifiers.add(node.arg)  # `device=` of a call
+            identifiers.add("=" + node.arg)  # `device=` of a call: only "=device" triggers match it
         elif kind is constant:
             if type(node.value) is str and id(node) not in docstrings:
                 strings.append(node.value)
@@ -69,6 +69,6 @@ def tree_could_fire(tree: ast.AST, triggers: frozenset, string_triggers: frozens
 
 def text_words(triggers: frozenset, string_triggers: frozenset[str]) -> set[str]:
     """The words of all triggers, for the substring scan of stage 1."""
-    words = {t[-1] if isinstance(t, tuple) else t for t in triggers}
+    words = {(t[-1] if isinstance(t, tuple) else t).lstrip("=") for t in triggers}
     words.update(t.lstrip("^") for t in string_triggers)
     return words

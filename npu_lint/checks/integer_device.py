@@ -47,9 +47,9 @@ class IntegerDeviceMeansCuda(Check):
         # A keyword-only argument (`device=` of factories) is the cheapest word to look for.
         words = set()
         for name, form in self.forms.items():
-            words.add(form.keyword if form.position is None else name_trigger(name))
+            words.add("=" + form.keyword if form.position is None else name_trigger(name))
             if form.keyword is not None:
-                words.add(form.keyword)
+                words.add("=" + form.keyword)
         return frozenset(words)
 
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
