@@ -46,3 +46,11 @@ def test_transfer_to_npu_rewrites_the_factories_it_wraps():
     text = "import torch\nimport torch_npu\na = torch.randn(3, device=0)\nb = torch.asarray([1.0], device=0)\n"
     assert _codes(text, target_torch_npu="2.1") == ["NPU112", "NPU112"]
     assert _codes(text, target_torch_npu="2.1", strategy="auto") == ["NPU112"]  # asarray is not wrapped
+
+
+def test_int_of_text_is_an_integer_without_inference_and_a_shadowed_int_is_not():
+    text = ('import os\nimport torch\nimport torch_npu\nrank = int(os.environ["RANK"])\n'
+            'a = torch.zeros(2, device=rank)\nb = torch.zeros(2, device=int(os.environ["RANK"]))\n')
+    assert _codes(text, target_torch_npu="2.1") == ["NPU112", "NPU112"]
+    shadowed = "import torch\nimport torch_npu\nint = str\nb = torch.zeros(2, device=int(3))\n"
+    assert _codes(shadowed, target_torch_npu="2.1") == []

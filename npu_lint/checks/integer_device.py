@@ -106,6 +106,18 @@ def _inferred_int(value) -> bool:
     return isinstance(value, astroid.bases.Instance) and value.pytype() == "builtins.int"
 
 
+def _builtin_int_call(node: Optional[nodes.NodeNG]) -> bool:
+    """`int(...)` of the builtins, told from the syntax: it does not need astroid's brain
+    transforms, which the engine may not run on the user's module."""
+    if not isinstance(node, nodes.Call) or not isinstance(node.func, nodes.Name) or node.func.name != "int":
+        return False
+    try:
+        scope, _assignments = node.func.lookup("int")
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return False
+    return isinstance(scope, nodes.Module) and scope.name == "builtins"
+
+
 def _integer_confidence(node: nodes.NodeNG, integer_results: frozenset) -> Optional[Confidence]:
     """HIGH for an int literal or a call documented to return one (`torch.npu.current_device()`),
     INFERENCE for a name assigned once from such a call or when every inferred value is an int;
@@ -116,9 +128,13 @@ def _integer_confidence(node: nodes.NodeNG, integer_results: frozenset) -> Optio
         return None
     if isinstance(node, nodes.Call) and qualified_name(node.func) in integer_results:
         return Confidence.HIGH
+    if _builtin_int_call(node):
+        return Confidence.INFERENCE  # `int(...)` returns an int or raises
+    if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and node.func.name == "int":
+        return None  # a rebound `int`: astroid's brain would still call it the builtin
     if isinstance(node, nodes.Name):
         value = single_value(node)
-        if isinstance(value, nodes.Call) and qualified_name(value.func) in integer_results:
+        if isinstance(value, nodes.Call) and qualified_name(value.func) in integer_results or _builtin_int_call(value):
             return Confidence.INFERENCE
     try:
         values = []
