@@ -29,3 +29,8 @@ def test_a_tensor_made_on_the_cpu_stays_there_through_methods():
 def test_moving_back_to_another_device_ends_the_cpu_trail():
     text = 'x = torch.randn(3, device="cpu").to("npu")\ny = x.lgamma()\n'
     assert _codes(text, "NPU3") == ["NPU301"]
+
+
+def test_an_operator_without_any_cpu_kernel_is_reported_on_the_cpu_too():
+    text = "x = torch.randn(1, 1, 4, 4)\no = torch.cudnn_convolution(x.cpu(), x, [0, 0], [1, 1], [1, 1], 1, False, False, True)\n"
+    assert _codes(text, "NPU302") == ["NPU302"]
