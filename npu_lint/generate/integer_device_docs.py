@@ -46,7 +46,7 @@ def integer_devices_page() -> str:
     lines += ["", "## The forms and their sources", ""]
     for form in forms:
         lines.append(f"### {form.written}\n")
-        lines.append("Matched on: " + ", ".join(f"`{name}`" for name in form.callables) + ".\n")
+        lines.append("Calls of this form: " + ", ".join(f"`{name}`" for name in form.callables) + ".\n")
         lines += [f"- {source}" for source in form.sources]
         lines.append("")
     lines.append("Integers are literals, names astroid infers as int (`int(os.environ[\"LOCAL_RANK\"])`), and "
