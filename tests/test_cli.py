@@ -18,14 +18,15 @@ def test_exit_status_and_text_format(tmp_path):
     path = _write(tmp_path, GPU)
     proc = run_tool("npu_lint", "check", "--format", "concise", str(path))
     assert proc.returncode == 1
-    assert proc.stdout == f"{path}:3:1: NPU101 `torch.cuda.synchronize` is a CUDA API; on the NPU use `torch.npu.synchronize`\n"
+    assert proc.stdout == (f"{path}:3:1: NPU101 `torch.cuda.synchronize` is a CUDA API; on the NPU use `torch.npu.synchronize`\n"
+                           "\nFound 1 finding.\n[*] 1 fixable with `npu-lint fix`.\n")
     full = run_tool("npu_lint", "check", str(path)).stdout
     assert full.startswith(f"{path}:3:1: NPU101 [*] `torch.cuda.synchronize` is a CUDA API")
     assert "3 | torch.cuda.synchronize()\n  | ^^^^^^^^^^^^^^^^^^^^^^ NPU101\n" in full
     assert "= help: Use `torch.npu.synchronize`" in full
     clean = _write(tmp_path, "import torch\nx = torch.ones(2)\n", "clean.py")
     proc = run_tool("npu_lint", "check", str(clean))
-    assert (proc.returncode, proc.stdout) == (0, "")
+    assert (proc.returncode, proc.stdout) == (0, "All checks passed!\n")
     assert run_tool("npu_lint", "check", "--exit-zero", str(path)).returncode == 0
 
 
@@ -134,3 +135,51 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
         (folder / f"m{i}.py").write_text(GPU)
     proc = run_tool("npu_lint", "check", "--format", "concise", "--no-cache", str(folder))
     assert "files" not in proc.stderr and "[#" not in proc.stderr  # piped: no bar
+
+
+# A safe fix (NPU101), an unsafe one (NPU111: the string may not be a device), none (NPU102).
+MIXED = GPU + 'DEFAULT_DEVICE = "cuda"\nprint(torch.cuda.get_arch_list())\n'
+
+
+def _tail(proc) -> list[str]:
+    return proc.stdout.splitlines()[-2:]
+
+
+def test_summary_counts_findings_and_fixes(tmp_path):
+    path = _write(tmp_path, MIXED)
+    for fmt in ("text", "concise"):
+        proc = run_tool("npu_lint", "check", "--no-cache", "--format", fmt, str(path))
+        assert _tail(proc) == ["Found 3 findings.",
+                               "[*] 1 fixable with `npu-lint fix` (1 more with `npu-lint fix --unsafe-fixes`)."]
+    proc = run_tool("npu_lint", "check", "--no-cache", "--unsafe-fixes", str(path))
+    assert _tail(proc) == ["Found 3 findings.", "[*] 2 fixable with `npu-lint fix --unsafe-fixes`."]
+    only_unsafe = _write(tmp_path, 'DEFAULT_DEVICE = "cuda"\n', "unsafe.py")
+    proc = run_tool("npu_lint", "check", "--no-cache", str(only_unsafe))
+    assert _tail(proc) == ["Found 1 finding.", "No safe fixes (1 more with `npu-lint fix --unsafe-fixes`)."]
+    broken = _write(tmp_path, "def (:\n", "broken.py")
+    proc = run_tool("npu_lint", "check", "--no-cache", str(broken))
+    assert proc.stdout.splitlines()[-1] == "Found 0 findings and 1 file that could not be checked."
+
+
+def test_machine_formats_have_no_summary(tmp_path):
+    path = _write(tmp_path, MIXED)
+    for fmt in ("json", "sarif", "junit", "github"):
+        proc = run_tool("npu_lint", "check", "--no-cache", "--format", fmt, str(path))
+        assert "Found " not in proc.stdout + proc.stderr and "fixable" not in proc.stdout, fmt
+    assert json.loads(run_tool("npu_lint", "check", "--format", "json", str(path)).stdout)
+
+
+def test_no_unsafe_fixes_overrides_the_configuration(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.npu-lint]\nunsafe-fixes = true\n")
+    path = _write(tmp_path, MIXED)
+    proc = run_tool("npu_lint", "check", "--no-cache", str(path), cwd=tmp_path)
+    assert _tail(proc) == ["Found 3 findings.", "[*] 2 fixable with `npu-lint fix`."]
+    proc = run_tool("npu_lint", "check", "--no-cache", "--no-unsafe-fixes", str(path), cwd=tmp_path)
+    assert _tail(proc) == ["Found 3 findings.",
+                           "[*] 1 fixable with `npu-lint fix --no-unsafe-fixes` (1 more with `npu-lint fix --unsafe-fixes`)."]
+    proc = run_tool("npu_lint", "fix", "--no-unsafe-fixes", str(path), cwd=tmp_path)
+    assert 'DEFAULT_DEVICE = "cuda"' in path.read_text() and "torch.npu.synchronize()" in path.read_text()
+    proc = run_tool("npu_lint", "fix", str(path), cwd=tmp_path)  # the configuration's unsafe fixes
+    assert 'DEFAULT_DEVICE = "npu"' in path.read_text()
+    both = run_tool("npu_lint", "fix", "--unsafe-fixes", "--no-unsafe-fixes", str(path), cwd=tmp_path)
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr

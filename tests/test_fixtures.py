@@ -35,6 +35,8 @@ SETS = {
     # entry modules only, whichever front end hands over the single file.
     "project": (sorted((FIXTURES / "project").rglob("*.py")), []),
     "advice": (sorted((FIXTURES / "advice").glob("*.py")), []),
+    # The oldest target, where some integer device indices still mean CUDA (NPU112).
+    "torch_npu_2.1": (sorted((FIXTURES / "torch_npu_2_1").glob("*.py")), ["--target-torch-npu", "2.1"]),
 }
 OFF_BY_DEFAULT_WITH_FIXTURES = ("NPU6", "NPU7")
 
@@ -122,3 +124,13 @@ def test_every_rule_has_a_fixture_line():
 
 def test_fixture_names_a_family_each():
     assert len(FIXTURE_NAMES) >= 5
+
+
+def test_integer_devices_are_quiet_on_the_newest_target():
+    """The 2.1 fixture on the default (newest) target: every NPU112 line is quiet, the rest is the same."""
+    files, _flags = SETS["torch_npu_2.1"]
+    found = _by_file((item["filename"], item["location"]["row"], item["location"]["column"], item["code"])
+                     for item in npu_lint_json(files))
+    for path in files:
+        expected = collections.Counter({key: n for key, n in expected_findings(path).items() if key[1] != "NPU112"})
+        assert found.get(path.name, collections.Counter()) == expected, path.name

@@ -161,6 +161,26 @@ def test_fix_hook_rewrites_and_fails_then_check_passes(project):
     assert check.returncode == 0, check.stdout + check.stderr
 
 
+def test_fix_hook_applies_only_safe_fixes_whatever_the_configuration():
+    import yaml
+
+    hooks = {hook["id"]: hook for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    assert hooks["npu-lint-fix"]["entry"].split()[-1] == "--no-unsafe-fixes"
+
+
+@pytest.mark.slow
+def test_fix_hook_keeps_unsafe_fixes_off_when_the_project_turns_them_on(project):
+    work, env = project
+    (work / "pyproject.toml").write_text("[tool.npu-lint]\nunsafe-fixes = true\n", encoding="utf-8")
+    (work / "train.py").write_text(GPU + 'DEFAULT_DEVICE = "cuda"\n', encoding="utf-8")
+    _git("add", "train.py", "pyproject.toml", cwd=work, env=env)
+    proc = _pre_commit("run", "npu-lint-fix", "--files", "train.py", cwd=work, env=env)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    # The safe fixes are applied; NPU111 (unsafe: the string may not be a device) stays for a person.
+    assert (work / "train.py").read_text(encoding="utf-8") == FIXED + 'DEFAULT_DEVICE = "cuda"\n'
+    assert _findings(proc.stdout + proc.stderr) == ["5:18: NPU111"]
+
+
 @pytest.mark.slow
 def test_git_commit_through_the_installed_hook(project):
     """As a user meets it: `pre-commit install`, then `git commit`."""

@@ -3,7 +3,7 @@
 1. A substring scan of the text for the trigger words of the enabled rules
    (only when every word is long enough to be rare).
 2. A walk of Python's own `ast` tree: identifier triggers must appear as a
-   name, an attribute or an imported module; string triggers inside a string
+   name, an attribute or an imported module ("=word": a keyword argument); string triggers inside a string
    that is not a docstring. `use_cuda = False` or a comment that says "cuda"
    no longer costs an astroid build, which is 16 times the parse.
 """
@@ -21,6 +21,7 @@ def words_in_tree(tree: ast.AST) -> tuple[set[str], str]:
     docstrings: set[int] = set()
     stack = [tree]
     name, attribute, alias, import_from, constant = ast.Name, ast.Attribute, ast.alias, ast.ImportFrom, ast.Constant
+    keyword = ast.keyword
     while stack:
         node = stack.pop()
         kind = type(node)
@@ -28,6 +29,8 @@ def words_in_tree(tree: ast.AST) -> tuple[set[str], str]:
             identifiers.add(node.id)
         elif kind is attribute:
             identifiers.add(node.attr)
+        elif kind is keyword and node.arg:
+            identifiers.add("=" + node.arg)  # `device=` of a call: only "=device" triggers match it
         elif kind is constant:
             if type(node.value) is str and id(node) not in docstrings:
                 strings.append(node.value)
@@ -71,6 +74,6 @@ def words_could_fire(words: tuple[set[str], str], triggers: frozenset, string_tr
 
 def text_words(triggers: frozenset, string_triggers: frozenset[str]) -> set[str]:
     """The words of all triggers, for the substring scan of stage 1."""
-    words = {t[-1] if isinstance(t, tuple) else t for t in triggers}
+    words = {(t[-1] if isinstance(t, tuple) else t).lstrip("=") for t in triggers}
     words.update(t.lstrip("^") for t in string_triggers)
     return words

@@ -11,6 +11,7 @@ from npu_lint.checks.cuda_object_method import CudaObjectMethod
 from npu_lint.checks.data_dependent_shape import DataDependentShape
 from npu_lint.checks.float64_use import Float64Use
 from npu_lint.checks.imports import ImportCheck
+from npu_lint.checks.integer_device import IntegerDeviceMeansCuda
 from npu_lint.checks.library_takes_cuda_path import LibraryTakesCudaPath
 from npu_lint.checks.method import MethodCheck
 from npu_lint.checks.missing_torch_npu_import import MissingTorchNpuImport
@@ -56,6 +57,7 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "data_dependent_shape": DataDependentShape,
     "boolean_mask_index": BooleanMaskIndex,
     "tensor_grown_in_loop": TensorGrownInLoop,
+    "integer_device_means_cuda": IntegerDeviceMeansCuda,
 }
 
 

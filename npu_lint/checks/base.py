@@ -23,8 +23,9 @@ class Check:
         """Identifiers one of which must be in a file for this check to fire.
 
         A tuple means all of its words (`("profiler", "profile")` for
-        torch.profiler.profile). Matched exactly against names, attributes,
-        keyword arguments and imported modules, never inside strings.
+        torch.profiler.profile). Matched exactly against names, attributes
+        and imported modules, never inside strings; `"=device"` matches a
+        keyword argument `device=`.
         """
         raise NotImplementedError
 

@@ -11,7 +11,7 @@ from astroid import nodes
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.checks.base import Check
 from npu_lint.checks.operator_calls import (
-    ApiListCall, chip_of, load_api_table, owned_by_other_rules, resolve_chain, scan_words
+    TENSOR, ApiListCall, call_on_cpu, chip_of, load_api_table, owned_by_other_rules, resolve_chain, scan_words
 )
 from npu_lint.knowledge.operator_data import CHIP_IDS_ORDER, chip_label
 
@@ -36,6 +36,8 @@ class ApiUnsupportedOnChip(Check):
         facts = self.table[found[0]]
         others = [chip_label(c) for c in CHIP_IDS_ORDER if c not in facts.unsupported_on]
         target = node.parent if isinstance(node.parent, nodes.Call) and node.parent.func is node else node
+        if target is not node and call_on_cpu(target, found[0].startswith(TENSOR)):
+            return  # `device="cpu"`: the author keeps it off the NPU
         ctx.report(self.rule, target, confidence=found[1], api=found[0], chip=chip_label(self.chip),
                    list_version=self.list_version, release=self.release,
                    others=f"; the list marks it supported on {', '.join(others)}" if others else "")

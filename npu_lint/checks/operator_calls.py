@@ -13,6 +13,7 @@ from typing import FrozenSet, Iterable, Optional, Tuple
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.cpu_device import explicitly_on_cpu, keyword, says_cpu
 from npu_lint.analysis.names import chain_parts, is_chain_top, name_trigger, qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
@@ -120,13 +121,6 @@ def chip_of(settings) -> str:
     return settings.chip
 
 
-def keyword(call: nodes.Call, name: str) -> Optional[nodes.NodeNG]:
-    for item in call.keywords or ():
-        if item.arg == name:
-            return item.value
-    return None
-
-
 def has_star_arguments(call: nodes.Call) -> bool:
     return any(isinstance(a, nodes.Starred) for a in call.args) or any(k.arg is None for k in call.keywords or ())
 
@@ -172,53 +166,10 @@ def _keyword_node(call: nodes.Call, name: str) -> Optional[nodes.Keyword]:
     return None
 
 
-def single_value(name: nodes.Name) -> Optional[nodes.NodeNG]:
-    """The value of the one plain assignment to a local name in its scope, else None."""
-    try:
-        _scope, assignments = name.lookup(name.name)
-    except Exception:  # astroid raises assorted errors on odd scopes
-        return None
-    if len(assignments) != 1 or not isinstance(assignments[0], nodes.AssignName):
-        return None
-    statement = assignments[0].parent
-    if isinstance(statement, nodes.Assign) and len(statement.targets) == 1 and statement.targets[0] is assignments[0]:
-        return statement.value
-    if isinstance(statement, nodes.AnnAssign) and statement.target is assignments[0]:
-        return statement.value
-    return None
-
-
-_TO_DEVICE = frozenset({"to", "cuda", "npu", "cpu"})
-
-
-def explicitly_on_cpu(node: Optional[nodes.NodeNG], depth: int = 0) -> bool:
-    """`x.cpu()`, `x.to("cpu")`, and what is computed from them by method calls: the author moved
-    the computation to the CPU on purpose (the advice of the fallback rules)."""
-    if node is None or depth > 6:
-        return False
-    if isinstance(node, nodes.Name):
-        return explicitly_on_cpu(single_value(node), depth + 1)
-    if isinstance(node, nodes.Subscript):
-        return explicitly_on_cpu(node.value, depth + 1)
-    if not isinstance(node, nodes.Call) or not isinstance(node.func, nodes.Attribute):
-        return False
-    method = node.func.attrname
-    if method == "cpu":
-        return True
-    if method == "to":
-        target = keyword(node, "device") or (node.args[0] if node.args else None)
-        if isinstance(target, nodes.Const) and isinstance(target.value, str):
-            return target.value.split(":")[0] == "cpu"
-        if isinstance(target, nodes.Call) and target.args and isinstance(target.args[0], nodes.Const):
-            return str(target.args[0].value).split(":")[0] == "cpu"  # torch.device("cpu")
-        return False
-    if method in _TO_DEVICE or _qname_plain(node.func.expr):
-        return False
-    return explicitly_on_cpu(node.func.expr, depth + 1)
-
-
-def _qname_plain(node: nodes.NodeNG) -> bool:
-    return qualified_name(node) is not None
+def call_on_cpu(call: nodes.Call, method: bool) -> bool:
+    """The call runs on the CPU by what it says: a cpu `device=`, or its receiver (a method) or
+    first tensor (a function) visibly on the CPU. Device and operator rules stay quiet there."""
+    return says_cpu(call) or explicitly_on_cpu(first_tensor(call, method))
 
 
 def first_tensor(call: nodes.Call, method: bool) -> Optional[nodes.NodeNG]:
@@ -284,7 +235,7 @@ class ApiListCall(Check):
 
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
         found = resolve_call(node, ctx, self.names, self.methods)
-        if found is None or found[0] not in self.table:
+        if found is None or found[0] not in self.table or call_on_cpu(node, found[0].startswith(TENSOR)):
             return
         ctx.report(self.rule, node, confidence=found[1], api=found[0], list_version=self.list_version,
                    release=self.release)

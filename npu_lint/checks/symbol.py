@@ -10,7 +10,8 @@ from astroid import nodes
 
 from npu_lint.analysis import edits
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, is_chain_top, name_trigger
+from npu_lint.analysis.cpu_device import in_cpu_call
+from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, is_chain_top, name_trigger, outermost_attribute
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Edit
 
@@ -25,6 +26,7 @@ class SymbolCheck(Check):
         self.replace_last = rule.match.get("replace_last")
         self.replace_prefix = dict(rule.match.get("replace_prefix", {}))
         self.suggestion = rule.match.get("suggestion", "")
+        self.quiet_on_cpu = rule.match.get("quiet_on_cpu", False)
 
     def triggers(self) -> frozenset:
         return frozenset(name_trigger(name) for name in (*self.symbols, *self.prefixes))
@@ -46,6 +48,8 @@ class SymbolCheck(Check):
                 break
         else:
             return
+        if self.quiet_on_cpu and in_cpu_call(outermost_attribute(node)):
+            return  # `device="cpu"` in the same call: not an NPU concern
         replacement, edit = self._replacement(qname, parts[index:], ctx)
         ctx.report(
             self.rule, node, edits=(edit,) if edit else (),

@@ -15,11 +15,11 @@ from typing import Optional, Tuple
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.cpu_device import in_cpu_call, keyword, single_value
 from npu_lint.analysis.names import qualified_name
 from npu_lint.checks.base import Check
 from npu_lint.checks.operator_calls import (
-    TENSOR, chip_of, keyword, last_parts, load_api_table, operators_for, release_of, resolve_call, resolve_chain,
-    single_value
+    TENSOR, call_on_cpu, chip_of, last_parts, load_api_table, operators_for, release_of, resolve_call, resolve_chain
 )
 from npu_lint.knowledge.operator_data import DTYPE_NAMES, chip_label
 
@@ -141,6 +141,8 @@ class DtypeUnsupportedByOperator(Check):
         api = found[0]
         facts = self.table[api]
         method = api.startswith(TENSOR)
+        if call_on_cpu(node, method):
+            return  # `device="cpu"`, `x.cpu()`: the author keeps it off the NPU
         first = "self" if method else "input"
         compute = dtype_literal(keyword(node, "dtype"))
         arguments = facts.arguments(self.chip) or (first,)
@@ -193,7 +195,8 @@ class DtypeUnsupportedOnNpu(Check):
 
     def visit(self, node, ctx: ModuleContext) -> None:
         found = resolve_chain(node, ctx, self.names, frozenset())
-        if found is None or found[0] not in self.reasons:
+        if found is None or found[0] not in self.reasons or in_cpu_call(node):
             return
         ctx.report(self.rule, node, confidence=found[1], dtype=found[0], reason=self.reasons[found[0]],
                    release=self.release, workaround=self.advice[found[0]])
+

@@ -13,7 +13,7 @@ from astroid import nodes
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.checks.base import Check
 from npu_lint.checks.operator_calls import (
-    TENSOR, ApiListCall, explicitly_on_cpu, first_tensor, last_name, last_parts, operators_for, reached, release_of,
+    TENSOR, ApiListCall, call_on_cpu, last_name, last_parts, operators_for, reached, release_of,
     resolve_call, scan_words, tensor_methods
 )
 from npu_lint.core.findings import Confidence
@@ -79,6 +79,7 @@ def _needed_keywords(apis) -> dict:
 class OperatorFallsBack(Check):
     node_types = (nodes.Call,)
     api_class = "cpu-fallback"
+    quiet_on_cpu = True  # a call the author put on the CPU is deliberate
 
     def __init__(self, rule, settings):
         super().__init__(rule, settings)
@@ -101,7 +102,7 @@ class OperatorFallsBack(Check):
             return
         api = self.table[found[0]]
         overloads, argument = reached(api, node)
-        if not overloads or explicitly_on_cpu(first_tensor(node, found[0].startswith(TENSOR))):
+        if not overloads or self.quiet_on_cpu and call_on_cpu(node, found[0].startswith(TENSOR)):
             return
         confidence = found[1]
         if api.via.startswith("forward: ") and confidence is Confidence.HIGH:
@@ -115,6 +116,7 @@ class OperatorFallsBack(Check):
 
 class OperatorWithoutKernel(OperatorFallsBack):
     api_class = "no-kernel"
+    quiet_on_cpu = False  # no CPU kernel either: the CPU is no way out
 
 
 class OperatorMayFallBack(ApiListCall):

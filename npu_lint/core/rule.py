@@ -18,6 +18,7 @@ class RuleDoc:
     example: str
     use_instead: str
     fix_safety: str
+    target: str | None = None  # the torch_npu release the examples are checked against
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,6 +9,7 @@ from npu_lint import __version__
 from npu_lint.config.files import load_settings
 from npu_lint.config.settings import Settings, split_codes
 from npu_lint.frontends.reports import FORMATS
+from npu_lint.frontends.reports.summary import summary
 from npu_lint.knowledge.loader import RuleDataError, shipped_rules
 from npu_lint.run.discovery import python_files
 from npu_lint.run.parallel import check_files, default_jobs
@@ -16,6 +17,7 @@ from npu_lint.run.progress import ProgressBar
 from npu_lint.run.result_cache import DEFAULT_DIR as DEFAULT_CACHE_DIR
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+HUMAN_FORMATS = ("text", "concise")  # the formats that end with a summary (never the machine-read ones)
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -47,6 +49,14 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
                         help="migration route: manual rewrite (default) or transfer_to_npu (auto)")
 
 
+def _add_unsafe_fixes(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """`--unsafe-fixes` and `--no-unsafe-fixes`; either overrides `unsafe-fixes` in the configuration."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--unsafe-fixes", dest="unsafe_fixes", action="store_true", default=None, help=help_text)
+    group.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false",
+                       help="only safe fixes, whatever the configuration says (`unsafe-fixes = true`)")
+
+
 def _jobs_count(value: str) -> int:
     try:
         jobs = int(value)
@@ -74,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     check.add_argument("--statistics", action="store_true", help="print the number of findings per rule (on stderr)")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    _add_unsafe_fixes(check, "count the fixes marked unsafe as fixable in the summary")
     _add_jobs(check)
     check.add_argument("--no-cache", action="store_true",
                        help=f"check every file, ignoring and not writing the result cache ({DEFAULT_CACHE_DIR}/)")
@@ -83,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     fix = commands.add_parser("fix", help="apply fixes (safe ones unless --unsafe-fixes)")
     fix.add_argument("paths", nargs="*", help="files or folders; `-` reads stdin and writes stdout (none: nothing to fix)")
-    fix.add_argument("--unsafe-fixes", action="store_true", default=None, help="also apply fixes marked unsafe")
+    _add_unsafe_fixes(fix, "also apply fixes marked unsafe")
     fix.add_argument("--diff", action="store_true", help="write nothing; print a unified diff (exit 1 if there is one)")
     fix.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     _add_jobs(fix)
@@ -92,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     migrate = commands.add_parser("migrate", help="copy a project to OUT with fixes applied, plus migration reports")
     migrate.add_argument("paths", nargs=1, metavar="SRC", help="the project folder (never written)")
     migrate.add_argument("-o", "--output", required=True, metavar="OUT", help="an empty or new folder outside SRC")
-    migrate.add_argument("--unsafe-fixes", action="store_true", default=None, help="also apply fixes marked unsafe")
+    _add_unsafe_fixes(migrate, "also apply fixes marked unsafe")
     _add_selection(migrate)
 
     server = commands.add_parser("server", help="run the Language Server Protocol server on stdio (needs npu-lint[lsp])")
@@ -124,10 +135,16 @@ def run_check(args: argparse.Namespace) -> int:
                               progress=bar.update)
     finally:
         bar.close()
-    _write_report(FORMATS[args.format](results), args.output_file)
+    report = FORMATS[args.format](results)
+    if args.format in HUMAN_FORMATS:
+        # Name the flag given to check, so that the command shown does what the count says.
+        fix_command = {True: "npu-lint fix --unsafe-fixes", False: "npu-lint fix --no-unsafe-fixes"}.get(
+            args.unsafe_fixes, "npu-lint fix")
+        report += ("\n" if report else "") + summary(results, settings.unsafe_fixes, fix_command)
+    _write_report(report, args.output_file)
     if args.statistics:
         sys.stderr.write(statistics(results))
-    if args.format not in ("text", "concise"):
+    if args.format not in HUMAN_FORMATS:
         for result in results:
             for problem in result.problems:
                 print(f"{result.path}:{problem.line}:{problem.column + 1}: {problem.kind}: {problem.message}", file=sys.stderr)

@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 from npu_lint.core.rule import Rule
+from npu_lint.generate.integer_device_docs import integer_devices_page
 from npu_lint.knowledge.loader import shipped_rules
 
 DOCS_DIR = Path(__file__).resolve().parents[2] / "docs" / "rules"
@@ -31,6 +32,10 @@ def release_window(rule: Rule) -> str:
     return window
 
 
+def _target_note(rule: Rule) -> str:
+    return f" (with `target-torch-npu = \"{rule.doc.target}\"`)" if rule.doc.target else ""
+
+
 def rule_page(rule: Rule) -> str:
     fix = rule.fix.applicability.value if rule.fix else "none"
     parts = [
@@ -41,7 +46,7 @@ def rule_page(rule: Rule) -> str:
         f" · Defined in `rules/{rule.source_file}`" + ("" if rule.default_enabled else " · Off by default") + "\n",
         f"## What it does\n\n{_para(rule.doc.what)}\n",
         f"## Why is this bad?\n\n{_para(rule.doc.why)}\n",
-        f"## Example\n\n```python\n{rule.doc.example.rstrip()}\n```\n",
+        f"## Example{_target_note(rule)}\n\n```python\n{rule.doc.example.rstrip()}\n```\n",
         f"## Use instead\n\n```python\n{rule.doc.use_instead.rstrip()}\n```\n",
         f"## Fix safety\n\n{_para(rule.doc.fix_safety)}\n",
     ]
@@ -105,6 +110,7 @@ def generated_pages() -> dict[str, str]:
     pages["README.md"] = index_page(rules)
     for strategy in ROUTE_INTROS:
         pages[f"../routes/{strategy}.md"] = route_page(strategy, rules)
+    pages["../integer-devices.md"] = integer_devices_page()
     return pages
 
 

@@ -21,7 +21,8 @@ NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
 # What each kind needs in its `match` block: field -> expected type.
 KIND_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
-    "symbol": {"symbols": list, "prefixes": list, "replace_last": str, "replace_prefix": dict, "suggestion": str},
+    "symbol": {"symbols": list, "prefixes": list, "replace_last": str, "replace_prefix": dict, "suggestion": str,
+               "quiet_on_cpu": bool},
     "method": {"methods": list, "call": bool, "receivers": list, "replacement": str},
     "string": {"pattern": str, "argument": str, "outside_argument": str, "replace": dict, "triggers": list,
                "outside_wrapper": str, "only_in": str},
@@ -44,6 +45,8 @@ STRATEGIES = ("manual", "auto")
 STEPS = ("device", "interfaces", "distributed", "unsupported", "tuning", "transfer-to-npu")
 DEFAULT_STEP = {"1": "interfaces", "2": "distributed"}  # by the code's family digit
 DOC_FIELDS = ("what", "why", "example", "use_instead", "fix_safety")
+# `target`: the torch_npu release the examples are checked against (default: the newest).
+OPTIONAL_DOC_FIELDS = ("target",)
 RULE_FIELDS = {
     "code", "name", "kind", "severity", "message", "fix", "doc", "references",
     "device_use", "default_enabled", "match", "since", "until", "strategies", "step",
@@ -133,12 +136,15 @@ def _parse_rule(record: Any, file: str, index: int) -> Rule:
 
     doc_raw = _expect(record["doc"], dict, lambda p: err("doc", p))
     for field in doc_raw:
-        if field not in DOC_FIELDS:
-            raise err(f"doc.{field}", f"unknown field (allowed: {', '.join(DOC_FIELDS)})")
+        if field not in DOC_FIELDS + OPTIONAL_DOC_FIELDS:
+            raise err(f"doc.{field}", f"unknown field (allowed: {', '.join(DOC_FIELDS + OPTIONAL_DOC_FIELDS)})")
     for field in DOC_FIELDS:
         if not isinstance(doc_raw.get(field), str) or not doc_raw[field].strip():
             raise err(f"doc.{field}", "missing or empty text")
-    doc = RuleDoc(**{field: doc_raw[field] for field in DOC_FIELDS})
+    target = doc_raw.get("target")
+    if target is not None and not isinstance(target, str):
+        raise err("doc.target", "expected a torch_npu release as a string, e.g. \"2.1\"")
+    doc = RuleDoc(**{field: doc_raw[field] for field in DOC_FIELDS}, target=target)
 
     fix = None
     if record.get("fix") is not None:

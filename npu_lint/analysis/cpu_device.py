@@ -1,0 +1,103 @@
+"""Where a computation visibly runs on the CPU: `device="cpu"`, `torch.device("cpu")`, `.cpu()`,
+`.to("cpu")`. Device and operator rules stay quiet there (the author chose the CPU on purpose)."""
+from __future__ import annotations
+
+from typing import Optional
+
+from astroid import nodes
+
+from npu_lint.analysis.names import qualified_name
+
+
+def keyword(call: nodes.Call, name: str) -> Optional[nodes.NodeNG]:
+    for item in call.keywords or ():
+        if item.arg == name:
+            return item.value
+    return None
+
+
+def single_value(name: nodes.Name) -> Optional[nodes.NodeNG]:
+    """The value of the one plain assignment to a local name in its scope, else None."""
+    try:
+        _scope, assignments = name.lookup(name.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return None
+    if len(assignments) != 1 or not isinstance(assignments[0], nodes.AssignName):
+        return None
+    statement = assignments[0].parent
+    if isinstance(statement, nodes.Assign) and len(statement.targets) == 1 and statement.targets[0] is assignments[0]:
+        return statement.value
+    if isinstance(statement, nodes.AnnAssign) and statement.target is assignments[0]:
+        return statement.value
+    return None
+
+
+_TO_DEVICE = frozenset({"to", "cuda", "npu", "cpu"})
+_CPU_DEPTH = 4
+
+
+def is_cpu_device(node: Optional[nodes.NodeNG], depth: int = 0) -> bool:
+    """"cpu", "cpu:0", `torch.device("cpu")`, or a local name assigned once from one."""
+    if node is None or depth > _CPU_DEPTH:
+        return False
+    if isinstance(node, nodes.Const):
+        return isinstance(node.value, str) and node.value.split(":")[0] == "cpu"
+    if isinstance(node, nodes.Name):
+        return is_cpu_device(single_value(node), depth + 1)
+    if isinstance(node, nodes.Call) and node.args and qualified_name(node.func) == "torch.device":
+        return is_cpu_device(node.args[0], depth + 1)
+    return False
+
+
+def says_cpu(call: nodes.Call) -> bool:
+    """The call names the CPU as its device: `device="cpu"`, `.to("cpu")`, `.to(device=cpu)`."""
+    if is_cpu_device(keyword(call, "device")):
+        return True
+    if isinstance(call.func, nodes.Attribute) and call.func.attrname == "to" and call.args:
+        return is_cpu_device(call.args[0])
+    return False
+
+
+def explicitly_on_cpu(node: Optional[nodes.NodeNG], depth: int = 0) -> bool:
+    """`x.cpu()`, `x.to("cpu")`, `torch.zeros(3, device="cpu")`, and what is computed from them by
+    method calls: the author put the computation on the CPU on purpose (the advice of the fallback
+    rules)."""
+    if node is None or depth > 6:
+        return False
+    if isinstance(node, nodes.Name):
+        return explicitly_on_cpu(single_value(node), depth + 1)
+    if isinstance(node, nodes.Subscript):
+        return explicitly_on_cpu(node.value, depth + 1)
+    if not isinstance(node, nodes.Call):
+        return False
+    if says_cpu(node):
+        return True
+    if not isinstance(node.func, nodes.Attribute):
+        return False
+    method = node.func.attrname
+    if method == "cpu":
+        return True
+    if method in _TO_DEVICE or _qname_plain(node.func.expr):
+        return False
+    return explicitly_on_cpu(node.func.expr, depth + 1)
+
+
+def _qname_plain(node: nodes.NodeNG) -> bool:
+    return qualified_name(node) is not None
+
+
+def in_cpu_call(node: nodes.NodeNG) -> bool:
+    """An argument of a call that names the CPU, of a method called on a tensor visibly on the
+    CPU, or of a function whose first argument is one: `torch.empty(..., device="cpu",
+    memory_format=torch.channels_last)`, `x.cpu().to(memory_format=torch.channels_last)`,
+    `torch.quantize_per_tensor(x.cpu(), 0.1, 0, torch.quint8)`."""
+    parent = node.parent
+    if isinstance(parent, nodes.Keyword):
+        parent = parent.parent
+    if not isinstance(parent, nodes.Call) or parent.func is node:
+        return False
+    if says_cpu(parent):
+        return True
+    if isinstance(parent.func, nodes.Attribute) and qualified_name(parent.func.expr) is None:
+        return explicitly_on_cpu(parent.func.expr)
+    return bool(parent.args) and parent.args[0] is not node and explicitly_on_cpu(parent.args[0])
