@@ -59,6 +59,7 @@ def test_names_resolve_through_imports_and_aliases(source, qname):
     "from apex import amp\namp = make_amp()\namp.initialize(1)\n",  # rebound to something else
     "try:\n    from apex import amp\nexcept ImportError:\n    amp = None\nif amp is None:\n    pass\n",
     "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x):\n    tl.store(x, tl.load(x))\n",
+    "import apex\nprint(apex.__version__)\n",
 ])
 def test_near_misses_stay_quiet(source):
     assert _lines(source) == []

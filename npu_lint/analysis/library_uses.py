@@ -136,6 +136,8 @@ class _Resolver:
             if resolved is None:
                 continue
             qname, binding = resolved
+            if any(part.startswith("__") for part in qname.split(".")):
+                continue  # `apex.__version__`: a question about the package, not a use of it
             found.append(LibraryUse(top, qname, self.library_of(qname), binding, _role(top)))
         return sorted(found, key=lambda use: (use.node.lineno, use.node.col_offset))
 
