@@ -35,7 +35,9 @@ def library_uses(ctx: ModuleContext, modules: tuple[str, ...]) -> list[LibraryUs
     """Every use in the module of a name from one of `modules` (cached per module)."""
     key = ("library_uses", modules)
     if key not in ctx.scratch:
-        ctx.scratch[key] = _Resolver(ctx.module, _library_of(modules)).uses()
+        # Most modules that reach here never name a library: a text scan spares the tree walks.
+        named = any(module.split(".", 1)[0] in ctx.text for module in modules)
+        ctx.scratch[key] = _Resolver(ctx.module, _library_of(modules)).uses() if named else []
     return ctx.scratch[key]
 
 

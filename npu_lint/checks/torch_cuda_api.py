@@ -84,8 +84,8 @@ class TorchCudaApi(Check):
 def _later_uses(node, ctx: ModuleContext) -> tuple:
     """For a constructor (`ev = torch.cuda.Event()`), the method calls on what it made."""
     call = node.parent
-    if not isinstance(call, nodes.Call) or call.func is not node:
-        return ()
+    if not isinstance(call, nodes.Call) or call.func is not node or not isinstance(call.parent, nodes.Assign):
+        return ()  # only an assigned object can be used later; the others spare the module walk
     return tuple(
         ctx.related(use, f"`{ctx.node_text(use.func)}()` uses the object made here")
         for use in object_uses(ctx).get(call, ())
