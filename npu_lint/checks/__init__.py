@@ -12,6 +12,7 @@ from npu_lint.checks.data_dependent_shape import DataDependentShape
 from npu_lint.checks.float64_use import Float64Use
 from npu_lint.checks.imports import ImportCheck
 from npu_lint.checks.integer_device import IntegerDeviceMeansCuda
+from npu_lint.checks.library_calls import CudaOnlyLibraryCall
 from npu_lint.checks.library_takes_cuda_path import LibraryTakesCudaPath
 from npu_lint.checks.method import MethodCheck
 from npu_lint.checks.missing_torch_npu_import import MissingTorchNpuImport
@@ -45,6 +46,7 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "transfer_rewrites_string": TransferRewritesString,
     "missing_transfer_to_npu": MissingTransferToNpu,
     "library_takes_cuda_path": LibraryTakesCudaPath,
+    "cuda_only_library_call": CudaOnlyLibraryCall,
     "operator_falls_back_to_cpu": OperatorFallsBack,
     "operator_without_npu_kernel": OperatorWithoutKernel,
     "api_unsupported_on_chip": ApiUnsupportedOnChip,

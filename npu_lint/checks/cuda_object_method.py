@@ -1,14 +1,18 @@
 """check: cuda_object_method -- methods of CUDA objects, `ev = torch.cuda.Event(); ev.record()`.
 
-Name resolution sees `torch.cuda.Event()` but not what `ev.record()` calls.
-Candidates are names assigned from a `torch.cuda` call; only those receivers
-are inferred, so the cost stays with the files that create CUDA objects.
+A method call on an object whose creation this module reports (NPU101/NPU102)
+is folded into that finding as a related location (analysis/cuda_objects.py):
+the creation is the one thing to change. This check reports only the calls
+left over: a receiver that inference finds to be a CUDA object made where no
+creation links it. Only those receivers are inferred, so the cost stays with
+the files that create CUDA objects.
 """
 from __future__ import annotations
 
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.cuda_objects import linked_calls
 from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
@@ -37,7 +41,10 @@ class CudaObjectMethod(Check):
         state = ctx.scratch.get(self)
         if not state or not state["names"]:
             return
+        folded = linked_calls(ctx)
         for call in state["calls"]:
+            if call in folded:
+                continue
             receiver = call.func.expr
             if receiver.name not in state["names"] or qualified_name(receiver) is not None:
                 continue
@@ -52,8 +59,8 @@ def _class_name(node: nodes.NodeNG) -> str | None:
     try:
         for value in node.infer():
             proxied = getattr(value, "_proxied", None)
-            if proxied is not None:
-                return proxied.qname()
+            if proxied is not None and proxied.qname().startswith("torch.cuda."):
+                return proxied.qname()  # not the `None` a rebound name may also hold
     except Exception:
         return None
     return None

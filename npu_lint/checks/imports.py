@@ -4,6 +4,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.library_uses import library_uses
 from npu_lint.checks.base import Check
 
 
@@ -47,5 +48,14 @@ class ImportCheck(Check):
         for name in names:
             module = self._matched(name)
             if module:
-                ctx.report(self.rule, node, module=module, suggestion=self._suggestion(imported))
+                ctx.report(self.rule, node, module=module, suggestion=self._suggestion(imported),
+                           related=self._uses(node, ctx))
                 return
+
+    def _uses(self, node, ctx: ModuleContext) -> tuple:
+        """The places that use what this import binds, shown with the import's finding."""
+        return tuple(
+            ctx.related(use.node, f"`{use.qname}` is used here ({use.role})")
+            for use in library_uses(ctx, self.modules)
+            if use.binding is node
+        )

@@ -12,6 +12,7 @@ from astroid import nodes
 from npu_lint.analysis import edits
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.guards import guarded_by_hasattr
+from npu_lint.analysis.cuda_objects import object_uses
 from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Edit, Position
@@ -80,7 +81,19 @@ class TorchCudaApi(Check):
                 added=f" (torch_npu {added} has it)" if added else "",
                 note=f" ({note})" if note else "",
                 hint=hint or "remove it or guard it",
+                related=_later_uses(use.node, ctx),
             )
+
+
+def _later_uses(node, ctx: ModuleContext) -> tuple:
+    """For a constructor (`ev = torch.cuda.Event()`), the method calls on what it made."""
+    call = node.parent
+    if not isinstance(call, nodes.Call) or call.func is not node or not isinstance(call.parent, nodes.Assign):
+        return ()  # only an assigned object can be used later; the others spare the module walk
+    return tuple(
+        ctx.related(use, f"`{ctx.node_text(use.func)}()` uses the object made here")
+        for use in object_uses(ctx).get(call, ())
+    )
 
 
 class TorchCudaApiWithoutEquivalent(TorchCudaApi):

@@ -1,0 +1,91 @@
+"""Objects made by a `torch.cuda` call and the later method calls on them.
+
+`ev = torch.cuda.Event(); ev.record()`, `self.scaler = torch.cuda.amp.GradScaler()`
+in `__init__` and `self.scaler.scale(loss)` in another method: the creation is
+the one finding, the method calls are its related locations. Linked by name
+within a scope (a local name) or a class (a `self` attribute), no inference.
+"""
+from __future__ import annotations
+
+from astroid import nodes
+
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import qualified_name
+from npu_lint.knowledge.cuda_surface import is_cuda_name
+
+_KEY = "cuda_object_uses"
+
+
+def object_uses(ctx: ModuleContext) -> dict[nodes.Call, list[nodes.Call]]:
+    """Creation call -> the method calls on the object it made (cached)."""
+    if _KEY not in ctx.scratch:
+        ctx.scratch[_KEY] = _link(ctx.module)
+    return ctx.scratch[_KEY]
+
+
+def linked_calls(ctx: ModuleContext) -> set[nodes.Call]:
+    """Method calls that belong to a creation reported in this module."""
+    return {call for calls in object_uses(ctx).values() for call in calls}
+
+
+def _creations(module: nodes.Module):
+    for assign in module.nodes_of_class(nodes.Assign):
+        value = assign.value
+        if isinstance(value, nodes.Call) and is_cuda_name(qualified_name(value.func) or ""):
+            for target in assign.targets:
+                yield target, value
+
+
+def _link(module: nodes.Module) -> dict[nodes.Call, list[nodes.Call]]:
+    local: dict[nodes.AssignName, nodes.Call] = {}
+    attributes: dict[tuple[nodes.ClassDef, str], nodes.Call] = {}
+    for target, call in _creations(module):
+        if isinstance(target, nodes.AssignName):
+            local[target] = call
+        elif isinstance(target, nodes.AssignAttr) and _self_name(target.expr):
+            cls = target.expr.scope().parent  # _self_name: a method of this class
+            attributes.setdefault((cls, target.attrname), call)  # the first creation in the class
+    if not local and not attributes:
+        return {}
+    names = {target.name for target in local}
+    attrs = {attrname for _cls, attrname in attributes}
+    links: dict[nodes.Call, list[nodes.Call]] = {}
+    for call in module.nodes_of_class(nodes.Call):
+        func = call.func
+        if not isinstance(func, nodes.Attribute):
+            continue
+        receiver = func.expr
+        creation = None
+        if isinstance(receiver, nodes.Name) and receiver.name in names:
+            creation = _local_creation(receiver, call, local)
+        elif isinstance(receiver, nodes.Attribute) and receiver.attrname in attrs and _self_name(receiver.expr):
+            creation = attributes.get((receiver.expr.scope().parent, receiver.attrname))
+        if creation is not None and creation is not call:
+            links.setdefault(creation, []).append(call)
+    for calls in links.values():
+        calls.sort(key=lambda c: (c.lineno, c.col_offset))
+    return links
+
+
+def _local_creation(receiver: nodes.Name, call: nodes.Call, local: dict) -> nodes.Call | None:
+    """The creation the receiver's name holds at the call: the last one bound before it."""
+    try:
+        _scope, assignments = receiver.lookup(receiver.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return None
+    made = [local[a] for a in assignments if a in local]
+    if not made or len(made) != len(assignments):
+        return None  # also bound to something that is not a CUDA object
+    before = [c for c in made if c.lineno <= call.lineno]
+    return (before or made)[-1]
+
+
+def _self_name(node: nodes.NodeNG) -> bool:
+    """True for the first parameter of the method `node` is in (`self`)."""
+    if not isinstance(node, nodes.Name):
+        return False
+    method = node.scope()
+    if not isinstance(method, nodes.FunctionDef) or not isinstance(method.parent, nodes.ClassDef):
+        return False
+    arguments = method.args.posonlyargs + method.args.args
+    return bool(arguments) and arguments[0].name == node.name

@@ -1,0 +1,189 @@
+"""Where a module uses a library's names, resolved through its imports and aliases.
+
+`from apex import amp; amp.initialize(...)`, `import apex.amp as amp`,
+`from apex.parallel import DistributedDataParallel as DDP; DDP(model)`, an
+import inside `try:` whose `except ImportError:` rebinds the name to a
+fallback, and re-exports such as `FusedLayerNorm = apex.normalization.FusedLayerNorm`.
+Nothing is imported: the library need not be installed, and an installed one
+gives the same answer.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+from astroid import nodes
+
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import ATTRIBUTE_NODES, imported_name
+
+MAX_ALIAS_DEPTH = 4  # `A = apex.x; B = A; C = B` is as deep as real code goes
+
+LibraryOf = Callable[[str], "str | None"]
+
+
+@dataclasses.dataclass(frozen=True)
+class LibraryUse:
+    node: nodes.NodeNG  # the whole `a.b.c` where the library name is used
+    qname: str  # the library's dotted name: apex.amp.initialize
+    library: str  # the library module: apex
+    binding: nodes.NodeNG  # the import statement the name comes from
+    role: str  # call, decorator, base class, reference
+
+
+def library_uses(ctx: ModuleContext, modules: tuple[str, ...]) -> list[LibraryUse]:
+    """Every use in the module of a name from one of `modules` (cached per module)."""
+    key = ("library_uses", modules)
+    if key not in ctx.scratch:
+        # Most modules that reach here never name a library: a text scan spares the tree walks.
+        named = any(module.split(".", 1)[0] in ctx.text for module in modules)
+        ctx.scratch[key] = _Resolver(ctx.module, _library_of(modules)).uses() if named else []
+    return ctx.scratch[key]
+
+
+def _library_of(modules: tuple[str, ...]) -> LibraryOf:
+    def library_of(qname: str) -> str | None:
+        for module in modules:
+            if qname == module or qname.startswith(module + "."):
+                return module
+        return None
+    return library_of
+
+
+class _Resolver:
+    def __init__(self, module: nodes.Module, library_of: LibraryOf):
+        self.module = module
+        self.library_of = library_of
+        self.candidates = self._candidate_names()
+
+    def _candidate_names(self) -> set[str]:
+        """Local names that a library import or an alias of one binds: only these are looked up."""
+        names: set[str] = set()
+        for stmt in self.module.nodes_of_class((nodes.Import, nodes.ImportFrom)):
+            for name, alias in stmt.names:
+                local = alias or name.split(".", 1)[0]
+                bound = imported_name(stmt, local)
+                if bound and self.library_of(bound):
+                    names.add(local)
+        if not names:
+            return names
+        assigns = [a for a in self.module.nodes_of_class(nodes.Assign) if _chain_root(a.value) is not None]
+        for _ in range(MAX_ALIAS_DEPTH):
+            added = {
+                target.name
+                for assign in assigns
+                if _chain_root(assign.value).name in names
+                for target in assign.targets
+                if isinstance(target, nodes.AssignName) and target.name not in names
+            }
+            if not added:
+                break
+            names |= added
+        return names
+
+    # -- resolution ------------------------------------------------------
+    def resolve(self, name: nodes.Name, depth: int = 0) -> tuple[str, nodes.NodeNG] | None:
+        """(library qname, import statement) that `name` refers to, or None."""
+        if name.name not in self.candidates or depth > MAX_ALIAS_DEPTH:
+            return None
+        try:
+            _scope, assignments = name.lookup(name.name)
+        except Exception:  # astroid raises assorted errors on odd scopes
+            return None
+        found: set[tuple[str, nodes.NodeNG]] = set()
+        for assignment in assignments:
+            if isinstance(assignment, (nodes.Import, nodes.ImportFrom)):
+                bound = imported_name(assignment, name.name)
+                if bound is None or not self.library_of(bound):
+                    return None  # the user's own module of that name
+                found.add((bound, assignment))
+            elif _is_fallback(assignment):
+                continue  # `except ImportError: amp = None`: the library is still what runs where installed
+            elif isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign):
+                resolved = self.resolve_chain(assignment.parent.value, depth + 1)
+                if resolved is None:
+                    return None
+                found.add(resolved)
+            else:
+                return None  # a def, a class, a parameter, a loop variable: not the library's
+        qnames = {qname for qname, _ in found}
+        if len(qnames) != 1:
+            return None
+        return min(found, key=lambda item: item[1].lineno or 0)
+
+    def resolve_chain(self, node: nodes.NodeNG, depth: int = 0) -> tuple[str, nodes.NodeNG] | None:
+        attributes = []
+        while isinstance(node, ATTRIBUTE_NODES):
+            attributes.append(node.attrname)
+            node = node.expr
+        if not isinstance(node, nodes.Name):
+            return None
+        root = self.resolve(node, depth)
+        if root is None:
+            return None
+        return ".".join([root[0], *reversed(attributes)]), root[1]
+
+    # -- uses --------------------------------------------------------------
+    def uses(self) -> list[LibraryUse]:
+        if not self.candidates:
+            return []
+        found = []
+        for name in self.module.nodes_of_class(nodes.Name):
+            if name.name not in self.candidates:
+                continue
+            top = _chain_top(name)
+            if _is_presence_test(top):
+                continue  # `if amp is None:`, `if not has_apex and FusedAdam:` test the import, not a use
+            resolved = self.resolve_chain(top)
+            if resolved is None:
+                continue
+            qname, binding = resolved
+            if any(part.startswith("__") for part in qname.split(".")):
+                continue  # `apex.__version__`: a question about the package, not a use of it
+            found.append(LibraryUse(top, qname, self.library_of(qname), binding, _role(top)))
+        return sorted(found, key=lambda use: (use.node.lineno, use.node.col_offset))
+
+
+def _chain_root(node: nodes.NodeNG) -> nodes.Name | None:
+    while isinstance(node, ATTRIBUTE_NODES):
+        node = node.expr
+    return node if isinstance(node, nodes.Name) else None
+
+
+def _chain_top(node: nodes.NodeNG) -> nodes.NodeNG:
+    while isinstance(node.parent, nodes.Attribute) and node.parent.expr is node:
+        node = node.parent
+    return node
+
+
+def _is_fallback(assignment: nodes.NodeNG) -> bool:
+    """A binding made where the import failed, or a constant placeholder (`amp = None`)."""
+    if not isinstance(assignment, (nodes.AssignName, nodes.FunctionDef, nodes.ClassDef)):
+        return False
+    parent = assignment.parent
+    while parent is not None and not isinstance(parent, (nodes.FunctionDef, nodes.ClassDef, nodes.Module)):
+        if isinstance(parent, nodes.ExceptHandler):
+            return True
+        parent = parent.parent
+    return (isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)
+            and isinstance(assignment.parent.value, nodes.Const))
+
+
+def _is_presence_test(top: nodes.NodeNG) -> bool:
+    parent = top.parent
+    if isinstance(parent, (nodes.Compare, nodes.BoolOp)):
+        return True
+    if isinstance(parent, nodes.UnaryOp) and parent.op == "not":
+        return True
+    return isinstance(parent, (nodes.If, nodes.IfExp, nodes.While, nodes.Assert)) and parent.test is top
+
+
+def _role(top: nodes.NodeNG) -> str:
+    parent = top.parent
+    if isinstance(parent, nodes.Call) and parent.func is top:
+        return "decorator" if isinstance(parent.parent, nodes.Decorators) else "call"
+    if isinstance(parent, nodes.Decorators):
+        return "decorator"
+    if isinstance(parent, nodes.ClassDef) and top in parent.bases:
+        return "base class"
+    return "reference"

@@ -1,0 +1,112 @@
+"""check: cuda_only_library_call -- each use of a CUDA-only library's name, with what to do instead.
+
+The import line is NPU401; this check reports the calls, decorators, base
+classes and attribute accesses that the import makes possible, resolved by
+name (analysis/library_uses.py). The advice per name is data
+(data/cuda_libraries.yaml); a fix is offered where the table names a
+mechanical replacement, and it is unsafe because behaviour shifts.
+"""
+from __future__ import annotations
+
+from astroid import nodes
+
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.library_uses import LibraryUse, library_uses
+from npu_lint.analysis.names import imported_name, qualified_name
+from npu_lint.analysis.torch_npu_import import imports_torch_npu
+from npu_lint.checks.base import Check
+from npu_lint.core.findings import Edit
+from npu_lint.knowledge.library_advice import Advice, table
+
+
+class CudaOnlyLibraryCall(Check):
+    node_types = ()
+
+    def __init__(self, rule, settings):
+        super().__init__(rule, settings)
+        self.table = table()
+        self.modules = tuple(self.table.libraries)
+
+    def triggers(self) -> frozenset:
+        return frozenset(tuple(module.split(".")) if "." in module else module for module in self.modules)
+
+    def leave_module(self, ctx: ModuleContext) -> None:
+        for use in library_uses(ctx, self.modules):
+            advice = self.table.advice_for(use.qname)
+            if advice is None or advice.covered_by or _inside_covered_kernel(use.node, self.table):
+                continue
+            replacement, edits = _fix(ctx, use, advice)
+            details = advice.advice + (f". Limits: {advice.limits}" if advice.limits else "")
+            ctx.report(
+                self.rule, use.node, edits=edits,
+                qname=use.qname, library=self.table.libraries[use.library], role=use.role,
+                details=details,
+                fix=f"Replace with `{replacement}`" if replacement else "Port this use by hand",
+            )
+
+
+def _fix(ctx: ModuleContext, use: LibraryUse, advice: Advice) -> tuple[str | None, tuple[Edit, ...]]:
+    """(replacement, edits) for a mechanical replacement of this use; (None, ()) when there is none."""
+    if advice.replacement is None or use.qname != advice.key:
+        return None, ()
+    call = use.node.parent if use.role == "call" else None
+    keywords = {keyword.arg: keyword for keyword in (call.keywords or ())} if call is not None else {}
+    if advice.keywords_without_equivalent & set(keywords):
+        return None, ()
+    replacement, edits = advice.replacement, []
+    if advice.choose_by is not None:
+        choice = advice.choose_by
+        if call is None:
+            return None, ()
+        keyword = keywords.get(choice.keyword)
+        if keyword is None:
+            replacement = choice.values[choice.default]
+        elif isinstance(keyword.value, nodes.Const) and isinstance(keyword.value.value, bool):
+            replacement = choice.values[keyword.value.value]
+            edits.append(_drop_keyword(ctx, call, keyword))
+        else:
+            return None, ()
+    imports = _import_edits(ctx, replacement.split(".", 1)[0])
+    if imports is None:
+        return None, ()
+    return replacement, (Edit(ctx.start(use.node), ctx.end(use.node), replacement), *edits, *imports)
+
+
+def _drop_keyword(ctx: ModuleContext, call: nodes.Call, keyword: nodes.Keyword) -> Edit:
+    arguments = sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset))
+    index = arguments.index(keyword)
+    if index > 0:
+        return Edit(ctx.end(arguments[index - 1]), ctx.end(keyword), "")
+    if index + 1 < len(arguments):
+        return Edit(ctx.start(keyword), ctx.start(arguments[index + 1]), "")
+    return Edit(ctx.start(keyword), ctx.end(keyword), "")
+
+
+def _import_edits(ctx: ModuleContext, root: str) -> tuple[Edit, ...] | None:
+    """Edits that bind `root` at module level: none needed, one insertion, or None when unsure where."""
+    module = ctx.module
+    if root == "torch_npu" and imports_torch_npu(module):
+        return ()
+    if any(isinstance(stmt, nodes.Import) and imported_name(stmt, root) == root
+           for stmt in module.locals.get(root, ())):
+        return ()
+    if root == "torch_npu" and ctx.torch_npu_import_edits():
+        return ctx.torch_npu_import_edits()
+    imports = [stmt for stmt in module.body if isinstance(stmt, (nodes.Import, nodes.ImportFrom))]
+    if not imports:
+        return None
+    return (ctx.insert_after(imports[-1], f"import {root}"),)
+
+
+def _inside_covered_kernel(node: nodes.NodeNG, libraries) -> bool:
+    """Inside a function whose decorator another rule reports (`@triton.jit`): the kernel is one finding."""
+    scope = node.scope()
+    while isinstance(scope, (nodes.FunctionDef, nodes.Lambda)):
+        for decorator in getattr(scope, "decorators", None) and scope.decorators.nodes or ():
+            target = decorator.func if isinstance(decorator, nodes.Call) else decorator
+            qname = qualified_name(target)
+            advice = libraries.advice_for(qname) if qname else None
+            if advice is not None and advice.covered_by:
+                return True
+        scope = scope.parent.scope() if scope.parent is not None else None
+    return False

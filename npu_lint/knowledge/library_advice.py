@@ -1,0 +1,93 @@
+"""What to do on the NPU for a name of a CUDA-only library (data/cuda_libraries.yaml)."""
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+from npu_lint.knowledge.loader import RuleDataError
+from npu_lint.knowledge.location import data_file
+from npu_lint.knowledge.yaml_data import load_yaml
+
+LIBRARIES_FILE = "cuda_libraries.yaml"
+
+
+@dataclasses.dataclass(frozen=True)
+class Choice:
+    """The replacement picked by a literal bool keyword, which the fix then drops."""
+
+    keyword: str
+    default: bool
+    values: dict[bool, str]
+
+
+@dataclasses.dataclass(frozen=True)
+class Advice:
+    key: str  # the table entry that matched
+    advice: str = ""
+    limits: str = ""
+    replacement: str | None = None
+    choose_by: Choice | None = None
+    keywords_without_equivalent: frozenset[str] = frozenset()
+    covered_by: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class LibraryTable:
+    libraries: dict[str, str]  # top module -> the name a message uses
+    symbols: dict[str, Advice]
+
+    def library_of(self, qname: str) -> str | None:
+        """The library module that qname belongs to, if any."""
+        for module in self.libraries:
+            if qname == module or qname.startswith(module + "."):
+                return module
+        return None
+
+    def advice_for(self, qname: str) -> Advice | None:
+        """The longest table entry that is qname or a parent of it."""
+        parts = qname.split(".")
+        for end in range(len(parts), 0, -1):
+            advice = self.symbols.get(".".join(parts[:end]))
+            if advice is not None:
+                return advice
+        return None
+
+
+def parse_table(text: str, file: str = LIBRARIES_FILE) -> LibraryTable:
+    data = load_yaml(text)
+    try:
+        libraries = {str(k): str(v) for k, v in data["libraries"].items()}
+        limits = {str(k): str(v) for k, v in data["limits"].items()}
+        symbols = {}
+        for key, body in data["symbols"].items():
+            choose_by = None
+            if "choose_by" in body:
+                raw = body["choose_by"]
+                choose_by = Choice(str(raw["keyword"]), bool(raw["default"]),
+                                   {bool(k): str(v) for k, v in raw["values"].items()})
+            limit_key = body.get("limits")
+            if limit_key is not None and limit_key not in limits:
+                raise KeyError(f"{key}: unknown limits {limit_key!r}")
+            symbols[str(key)] = Advice(
+                key=str(key),
+                advice=str(body.get("advice", "")),
+                limits=limits[limit_key] if limit_key else "",
+                replacement=body.get("replacement"),
+                choose_by=choose_by,
+                keywords_without_equivalent=frozenset(body.get("keywords_without_equivalent", ())),
+                covered_by=body.get("covered_by"),
+            )
+            if not symbols[str(key)].advice and not symbols[str(key)].covered_by:
+                raise KeyError(f"{key}: needs advice or covered_by")
+        table = LibraryTable(libraries, symbols)
+        for key in symbols:
+            if table.library_of(key) is None:
+                raise KeyError(f"{key}: not under a listed library")
+        return table
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise RuleDataError(file, None, "symbols", f"malformed library table: {exc}") from None
+
+
+@functools.lru_cache(maxsize=1)
+def table() -> LibraryTable:
+    return parse_table(data_file(LIBRARIES_FILE))

@@ -1,0 +1,14 @@
+# args: --unsafe-fixes --select NPU403
+from torch import nn
+import torch
+import torch_npu
+
+try:
+    from apex.normalization import FusedLayerNorm
+    from apex.optimizers import FusedSGD
+except ImportError:
+    FusedLayerNorm = nn.LayerNorm
+
+
+def build(dim):
+    return torch.nn.LayerNorm(dim), torch_npu.optim.NpuFusedSGD
