@@ -6,6 +6,7 @@ from npu_lint.checks.chip_support import ApiNotVerified, ApiUnsupportedOnChip
 from npu_lint.checks.cuda_extension_build import CudaExtensionBuild
 from npu_lint.checks.cuda_object_method import CudaObjectMethod
 from npu_lint.checks.imports import ImportCheck
+from npu_lint.checks.library_call_cuda_bound import LibraryCallCudaBound
 from npu_lint.checks.library_takes_cuda_path import LibraryTakesCudaPath
 from npu_lint.checks.method import MethodCheck
 from npu_lint.checks.missing_torch_npu_import import MissingTorchNpuImport
@@ -37,6 +38,7 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "transfer_rewrites_string": TransferRewritesString,
     "missing_transfer_to_npu": MissingTransferToNpu,
     "library_takes_cuda_path": LibraryTakesCudaPath,
+    "library_call_cuda_bound": LibraryCallCudaBound,
     "operator_falls_back_to_cpu": OperatorFallsBack,
     "operator_without_npu_kernel": OperatorWithoutKernel,
     "api_unsupported_on_chip": ApiUnsupportedOnChip,
