@@ -24,15 +24,21 @@ NPU_DEVICE = '"npu"'
 
 
 class LibraryCallCudaBound(Check):
-    node_types = (nodes.Call,)
+    # Import statements come before the calls they bind in the engine's walk (source order):
+    # recording them as they pass costs nothing where a file imports no library.
+    node_types = (nodes.Import, nodes.ImportFrom, nodes.Call)
 
-    def triggers(self) -> frozenset[str]:
-        # Only a file that imports a summarised library reaches this check on its own; the
-        # on-the-fly analysis of other installed libraries runs where another rule let the file in.
-        return SUMMARISED
+    def triggers(self) -> frozenset:
+        # Only a file that names a summarised library and one of its CUDA-bound names reaches this
+        # check on its own; the on-the-fly analysis of other installed libraries runs where another
+        # rule let the file in.
+        return library_summaries.trigger_pairs()
 
-    def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
-        libraries = self._imported_libraries(ctx)
+    def visit(self, node: nodes.NodeNG, ctx: ModuleContext) -> None:
+        libraries = ctx.scratch.setdefault(("library_call_cuda_bound", "imports"), {})
+        if not isinstance(node, nodes.Call):
+            _record_import(node, libraries)
+            return
         if not libraries:
             return
         resolved = self._resolve(node.func, libraries)
@@ -50,33 +56,9 @@ class LibraryCallCudaBound(Check):
             return  # a method of an object whose creation is reported already
         if use.param and _passes(node, use.param):
             return  # the user chooses the device already
+        if _under_cuda_test(node, ctx):
+            return  # the user's own CUDA branch: the rules on its test say what to port
         self._report(node, ctx, summary, name, use, confidence)
-
-    # -- which libraries this module imports -------------------------------------------------
-    def _imported_libraries(self, ctx: ModuleContext) -> dict[str, str]:
-        """Local names bound by imports of summarised or installed libraries -> import name."""
-        key = ("library_call_cuda_bound", "imports")
-        if key not in ctx.scratch:
-            from npu_lint.analysis.installed_libraries import is_candidate
-
-            found = {}
-            for statement in ctx.module.nodes_of_class((nodes.Import, nodes.ImportFrom)):
-                if isinstance(statement, nodes.ImportFrom):
-                    if statement.level or not statement.modname:
-                        continue
-                    top = statement.modname.split(".")[0]
-                    locals_ = [alias or name for name, alias in statement.names if name != "*"]
-                else:
-                    top = None
-                    locals_ = []
-                    for name, alias in statement.names:
-                        top = name.split(".")[0]
-                        locals_.append(alias or top)
-                if top and (top in SUMMARISED or is_candidate(top)):
-                    for local in locals_:
-                        found[local] = top
-            ctx.scratch[key] = found
-        return ctx.scratch[key]
 
     def _summary(self, package: str, ctx: ModuleContext) -> Summary | None:
         key = ("library_call_cuda_bound", "summary", package)
@@ -149,6 +131,37 @@ def _equivalent(use: str) -> str:
         if word in use:
             return advice
     return "use an NPU-ready equivalent, or run it under transfer_to_npu, which rewrites such calls"
+
+
+def _record_import(statement: nodes.Import | nodes.ImportFrom, libraries: dict[str, str]) -> None:
+    """Local names bound by imports of summarised or installed libraries -> import name."""
+    from npu_lint.analysis.installed_libraries import is_candidate
+
+    if isinstance(statement, nodes.ImportFrom):
+        if statement.level or not statement.modname:
+            return
+        top = statement.modname.split(".")[0]
+        if top in SUMMARISED or is_candidate(top):
+            for name, alias in statement.names:
+                if name != "*":
+                    libraries[alias or name] = top
+        return
+    for name, alias in statement.names:
+        top = name.split(".")[0]
+        if top in SUMMARISED or is_candidate(top):
+            libraries[alias or top] = top
+
+
+def _under_cuda_test(node: nodes.NodeNG, ctx: ModuleContext) -> bool:
+    """Inside `if self.cuda:` / `if torch.cuda.is_available():` / `x if use_cuda else y` of this scope."""
+    child, parent = node, node.parent
+    while parent is not None and not isinstance(parent, (nodes.FunctionDef, nodes.AsyncFunctionDef, nodes.Module,
+                                                         nodes.ClassDef, nodes.Lambda)):
+        if isinstance(parent, (nodes.If, nodes.IfExp)) and child is not parent.test \
+                and "cuda" in ctx.node_text(parent.test).lower():
+            return True
+        child, parent = parent, parent.parent
+    return False
 
 
 def _passes(node: nodes.Call, param: str) -> bool:

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-
-import yaml
+import re
 
 DATA_NAME = "library_summaries.yaml"
 
@@ -71,8 +70,23 @@ def decode_use(row: list) -> CudaUse:
 @functools.lru_cache(maxsize=1)
 def _document() -> dict:
     from npu_lint.knowledge.location import data_file
+    from npu_lint.knowledge.yaml_data import load_yaml
 
-    return yaml.safe_load(data_file(DATA_NAME))["libraries"]
+    return load_yaml(data_file(DATA_NAME))["libraries"]
+
+
+@functools.lru_cache(maxsize=1)
+def trigger_pairs() -> frozenset[tuple[str, str]]:
+    """(library, last part of a summarised name): both must be in a file for NPU420 to look at it.
+
+    Read from the data file's text with a pattern, without parsing it (about a millisecond), so
+    that building an engine costs nothing and a file importing timm without calling any of its
+    CUDA-bound names never reaches astroid for this rule.
+    """
+    from npu_lint.knowledge.location import data_file
+
+    pattern = re.compile(r"\b(" + "|".join(sorted(SUMMARISED)) + r")((?:\.\w+)+)")
+    return frozenset((top, rest.rsplit(".", 1)[-1]) for top, rest in pattern.findall(data_file(DATA_NAME)))
 
 
 def versions(package: str) -> tuple[str, ...]:
