@@ -94,6 +94,11 @@ SYNTHETIC = {
         def setup_forwarding(launcher, backend="nccl"):
             return _setup_npu_aware(backend)
 
+        def setup_per_launcher(launcher, backend="nccl"):
+            if launcher == "mpi":
+                return setup(backend)
+            return _setup_npu_aware(backend)
+
         def _setup_npu_aware(backend):
             if is_npu_available():
                 backend = "hccl"
@@ -132,7 +137,7 @@ def test_calling_a_bound_function_propagates_with_the_chain(synthetic):
 @pytest.mark.parametrize("name", [
     "lib.train.guarded", "lib.train.ternary", "lib.train.early_return", "lib.train.caught",
     "lib.devices.pick", "lib.devices.sync_npu_aware", "lib.train.calls_pick", "lib.train.branch",
-    "lib.dist.setup_forwarding", "lib.train._private", "lib.tests.test_train.test_cuda",
+    "lib.dist.setup_forwarding", "lib.dist.setup_per_launcher", "lib.train._private", "lib.tests.test_train.test_cuda",
 ])
 def test_guarded_npu_aware_conditional_private_and_test_code_stay_quiet(synthetic, name):
     bound, _ = synthetic

@@ -403,6 +403,8 @@ class _BodyReader:
             if param is None or (index is None and keyword is None):
                 continue
             if callee is not None:
+                if self.conditional or getattr(node, "_conditional", False):
+                    continue  # passed on in one branch only (mmengine's init_dist per launcher)
                 params = list(self.functions[callee].params)
                 if params and params[0] in ("self", "cls"):
                     params = params[1:]
