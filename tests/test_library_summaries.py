@@ -349,3 +349,17 @@ def test_generator_check_says_the_committed_data_is_current():
     proc = subprocess.run([sys.executable, "-m", "npu_lint.generate.library_summaries", "--check"],
                           capture_output=True, text=True, cwd=REPO, timeout=3600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("command", [
+    ["flake8", "--select", "NPU420", "--library-versions", "timm=0.9.16"],
+    ["pylint", "--load-plugins", "npu_lint", "--disable", "all", "--enable", "library-call-cuda-bound",
+     "--library-versions", "timm=0.9.16", "--score", "n", "--persistent", "n"],
+    ["npu_lint", "check", "--no-cache", "--select", "NPU420", "--library-versions", "timm=0.9.16"],
+])
+def test_every_front_end_takes_the_library_versions_option(tmp_path, command):
+    script = tmp_path / "train.py"
+    script.write_text("from timm.utils import NativeScaler\nscaler = NativeScaler()\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", *command, str(script)], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)
+    assert "timm 0.9.16" in proc.stdout, proc.stdout + proc.stderr
