@@ -13,6 +13,7 @@ from npu_lint.checks.float64_use import Float64Use
 from npu_lint.checks.imports import ImportCheck
 from npu_lint.checks.integer_device import IntegerDeviceMeansCuda
 from npu_lint.checks.library_calls import CudaOnlyLibraryCall
+from npu_lint.checks.library_call_cuda_bound import LibraryCallCudaBound
 from npu_lint.checks.library_takes_cuda_path import LibraryTakesCudaPath
 from npu_lint.checks.method import MethodCheck
 from npu_lint.checks.missing_torch_npu_import import MissingTorchNpuImport
@@ -47,6 +48,7 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "missing_transfer_to_npu": MissingTransferToNpu,
     "library_takes_cuda_path": LibraryTakesCudaPath,
     "cuda_only_library_call": CudaOnlyLibraryCall,
+    "library_call_cuda_bound": LibraryCallCudaBound,
     "operator_falls_back_to_cpu": OperatorFallsBack,
     "operator_without_npu_kernel": OperatorWithoutKernel,
     "api_unsupported_on_chip": ApiUnsupportedOnChip,

@@ -14,6 +14,9 @@ class Check:
     """One rule's matcher. Subclasses set node_types and implement visit."""
 
     node_types: ClassVar[tuple[type[nodes.NodeNG], ...]] = ()
+    # True: besides the files its own triggers let in, the check runs on every file another
+    # check let in (it has something to say there, but not reason enough to build astroid).
+    rides_along: ClassVar[bool] = False
 
     def __init__(self, rule: Rule, settings: Settings):
         self.rule = rule

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from npu_lint.config.settings import Settings, split_codes
+from npu_lint.config.settings import Settings, parse_library_versions, split_codes
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -98,6 +98,13 @@ def _string(value: Any, err) -> str:
     return value
 
 
+def _library_versions(value: Any, err) -> tuple[tuple[str, str], ...]:
+    try:
+        return parse_library_versions(value)
+    except ValueError as exc:
+        raise err(str(exc)) from None
+
+
 # key -> (Settings field, parser)
 KEYS: dict[str, tuple[str, Callable]] = {
     "select": ("select", _codes),
@@ -109,6 +116,7 @@ KEYS: dict[str, tuple[str, Callable]] = {
     "unsafe-fixes": ("unsafe_fixes", _boolean),
     "strategy": ("strategy", _choice(STRATEGIES)),
     "extend-rules": ("extend_rules", _patterns),
+    "library-versions": ("library_versions", _library_versions),
 }
 
 

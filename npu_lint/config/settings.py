@@ -22,6 +22,11 @@ class Settings:
     exclude: tuple[str, ...] = ()  # globs of paths the CLI does not walk into
     config_dir: str | None = None  # where the configuration file was; globs are relative to it
     extend_rules: tuple[str, ...] = ()  # extra rule files (absolute paths), validated like rules/
+    # (import name, version) of third-party libraries to assume; others: the newest summarised
+    library_versions: tuple[tuple[str, str], ...] = ()
+
+    def library_version(self, package: str) -> str | None:
+        return dict(self.library_versions).get(package)
 
     # Resolved once per Settings (and cached on it): every check and rule filter asks these.
     @functools.cached_property
@@ -78,3 +83,28 @@ def split_codes(value: str | None) -> tuple[str, ...]:
     if not value:
         return ()
     return tuple(part.strip().upper() for part in value.replace(",", " ").split() if part.strip())
+
+
+def parse_library_versions(value) -> tuple[tuple[str, str], ...]:
+    """`{timm = "0.9.16"}` or "timm=0.9.16, pytorch-lightning=2.4.0" -> sorted (import name, version) pairs.
+
+    Raises ValueError naming the part it cannot read.
+    """
+    if isinstance(value, str):
+        pairs = {}
+        for part in value.replace("\n", ",").split(","):
+            if not part.strip():
+                continue
+            name, sep, version = part.partition("=")
+            if not sep or not name.strip() or not version.strip():
+                raise ValueError(f"expected 'library=version', got {part.strip()!r}")
+            pairs[name] = version
+        value = pairs
+    if not isinstance(value, dict):
+        raise ValueError("expected a table of library name -> version")
+    result = {}
+    for name, version in value.items():
+        if not isinstance(version, (str, int, float)) or not str(version).strip():
+            raise ValueError(f"{name}: expected a version string, got {version!r}")
+        result[str(name).strip().lower().replace("-", "_")] = str(version).strip()
+    return tuple(sorted(result.items()))

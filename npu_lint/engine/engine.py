@@ -128,9 +128,14 @@ class Engine:
             _forget(module)
 
     def active_checks(self, words: tuple[set[str], str]) -> list[Check]:
-        """The checks that could fire on a file with these words (see Check.triggers)."""
-        return [check for check, triggers, strings in self.check_triggers
-                if words_could_fire(words, triggers, strings)]
+        """The checks that could fire on a file with these words (see Check.triggers), and
+        those that ride along once any other check lets the file in."""
+        active = [check for check, triggers, strings in self.check_triggers
+                  if words_could_fire(words, triggers, strings)]
+        if active:
+            chosen = set(active)
+            active += [check for check in self.checks if check.rides_along and check not in chosen]
+        return active
 
     def check_module(self, module: nodes.Module, text: str, path: str = "<string>",
                      active: list[Check] | None = None) -> CheckResult:

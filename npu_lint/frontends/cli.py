@@ -7,7 +7,7 @@ import sys
 
 from npu_lint import __version__
 from npu_lint.config.files import load_settings
-from npu_lint.config.settings import Settings, split_codes
+from npu_lint.config.settings import Settings, parse_library_versions, split_codes
 from npu_lint.frontends.reports import FORMATS
 from npu_lint.frontends.reports.summary import summary
 from npu_lint.knowledge.loader import RuleDataError, shipped_rules
@@ -29,6 +29,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "strategy": args.strategy,
         "extend_rules": tuple(os.path.abspath(p) for p in args.extend_rules) or None,
         "unsafe_fixes": getattr(args, "unsafe_fixes", None),
+        "library_versions": parse_library_versions(args.library_versions) if args.library_versions else None,
     }
     if args.target_torch_npu:
         from npu_lint.knowledge.release_data import normalize_release
@@ -45,6 +46,9 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--npu-chip", metavar="CHIP", help="Ascend chip to check against (default: Atlas A2)")
     parser.add_argument("--extend-rules", action="append", default=[], metavar="FILE",
                         help="an extra rule file in the format of rules/*.yaml (may be repeated)")
+    parser.add_argument("--library-versions", metavar="LIB=VER,...", type=_library_versions,
+                        help="third-party library versions to assume where not installed, e.g. timm=0.9.16 "
+                             "(default: the newest summarised)")
     parser.add_argument("--strategy", choices=("manual", "auto"),
                         help="migration route: manual rewrite (default) or transfer_to_npu (auto)")
 
@@ -55,6 +59,14 @@ def _add_unsafe_fixes(parser: argparse.ArgumentParser, help_text: str) -> None:
     group.add_argument("--unsafe-fixes", dest="unsafe_fixes", action="store_true", default=None, help=help_text)
     group.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false",
                        help="only safe fixes, whatever the configuration says (`unsafe-fixes = true`)")
+
+
+def _library_versions(value: str) -> str:
+    try:
+        parse_library_versions(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
 
 
 def _jobs_count(value: str) -> int:

@@ -37,6 +37,14 @@ def npu_selected(options) -> bool:
     return not any(PREFIX.startswith(code) for code in ignored)
 
 
+def _library_versions(value):
+    if not value:
+        return None
+    from npu_lint.config.settings import parse_library_versions
+
+    return parse_library_versions(value)  # a bad value stops flake8 with the message
+
+
 class NpuLintFlake8:
     name = "npu-lint"
     version = __version__
@@ -59,6 +67,10 @@ class NpuLintFlake8:
             help="npu-lint: Ascend chip to check against (default: Atlas A2)",
         )
         option_manager.add_option(
+            "--library-versions", parse_from_config=True, default=None, metavar="LIB=VER,...",
+            help="npu-lint: third-party library versions to assume, e.g. timm=0.9.16 (default: newest summarised)",
+        )
+        option_manager.add_option(
             "--strategy", parse_from_config=True, default=None, choices=("manual", "auto"),
             help="npu-lint: migration route, manual rewrite (default) or transfer_to_npu (auto)",
         )
@@ -75,6 +87,7 @@ class NpuLintFlake8:
             "target_torch_npu": target,
             "npu_chip": getattr(options, "npu_chip", None),
             "strategy": getattr(options, "strategy", None),
+            "library_versions": _library_versions(getattr(options, "library_versions", None)),
         }
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:

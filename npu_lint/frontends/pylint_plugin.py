@@ -39,6 +39,11 @@ OPTIONS = (
          "help": "Ascend chip to check against (default: Atlas A2)"},
     ),
     (
+        "library-versions",
+        {"type": "string", "default": "", "metavar": "<lib=ver,...>",
+         "help": "third-party library versions to assume where not installed, e.g. timm=0.9.16"},
+    ),
+    (
         "strategy",
         {"type": "choice", "choices": ["", "manual", "auto"], "default": "", "metavar": "<manual|auto>",
          "help": "migration route: manual rewrite (default) or transfer_to_npu (auto)"},
@@ -57,7 +62,13 @@ def _engine_for(linter, path: str) -> Engine:
         target = normalize_release(target)
     chip = getattr(linter.config, "npu_chip", "") or None
     strategy = getattr(linter.config, "strategy", "") or None
-    settings = settings_for_file(path, target_torch_npu=target, npu_chip=chip, strategy=strategy)
+    versions = getattr(linter.config, "library_versions", "") or None
+    if versions:
+        from npu_lint.config.settings import parse_library_versions
+
+        versions = parse_library_versions(versions)
+    settings = settings_for_file(path, target_torch_npu=target, npu_chip=chip, strategy=strategy,
+                                 library_versions=versions)
     return engine_for(settings, harden=False)  # pylint's own extension settings stand
 
 

@@ -35,7 +35,7 @@ class WheelFetchError(Exception):
 
 
 def fetch_wheel(requirement: str, wheel_name: str, expected_sha256: Optional[str],
-                pip_platform_args: Sequence[str], folder: Optional[Path] = None) -> Path:
+                pip_platform_args: Sequence[str], folder: Optional[Path] = None, sdist: bool = False) -> Path:
     """Path of `wheel_name` in the cache, downloading `requirement` with pip when absent.
 
     A cached file whose sha256 differs from the recorded one is removed and fetched again;
@@ -48,7 +48,8 @@ def fetch_wheel(requirement: str, wheel_name: str, expected_sha256: Optional[str
         return path
     if path.exists():
         path.unlink()
-    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+    binary = "--no-binary=:all:" if sdist else "--only-binary=:all:"
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", binary,
                *pip_platform_args, "--dest", str(folder), requirement]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
