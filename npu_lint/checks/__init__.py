@@ -1,6 +1,12 @@
 """Matchers for the rule kinds, and the named checks that need logic."""
 from __future__ import annotations
 
+from npu_lint.checks.affinity.activations import GeluByHand, MishByHand, SiluByHand
+from npu_lint.checks.affinity.attention import AttentionByHand
+from npu_lint.checks.affinity.gated_linear import GegluByHand, SwigluByHand
+from npu_lint.checks.affinity.optimizers import ClipGradNormHasFused, OptimizerHasNpuFused
+from npu_lint.checks.affinity.rms_norm import RmsNormByHand
+from npu_lint.checks.affinity.rotary import RotaryEmbeddingByHand
 from npu_lint.checks.base import Check
 from npu_lint.checks.chip_support import ApiNotVerified, ApiUnsupportedOnChip
 from npu_lint.checks.cuda_extension_build import CudaExtensionBuild
@@ -44,6 +50,16 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "dtype_unsupported_on_npu": DtypeUnsupportedOnNpu,
     "api_not_verified_on_npu": ApiNotVerified,
     "operator_may_fall_back_to_cpu": OperatorMayFallBack,
+    "rms_norm_by_hand": RmsNormByHand,
+    "rotary_embedding_by_hand": RotaryEmbeddingByHand,
+    "swiglu_by_hand": SwigluByHand,
+    "geglu_by_hand": GegluByHand,
+    "attention_by_hand": AttentionByHand,
+    "gelu_by_hand": GeluByHand,
+    "mish_by_hand": MishByHand,
+    "silu_by_hand": SiluByHand,
+    "optimizer_has_npu_fused": OptimizerHasNpuFused,
+    "clip_grad_norm_has_fused": ClipGradNormHasFused,
 }
 
 

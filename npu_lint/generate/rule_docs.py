@@ -68,6 +68,7 @@ STEP_TITLES = {
     "distributed": "3. Multi-card: switch the communication backend from nccl to hccl",
     "unsupported": "4. Troubleshoot what has no NPU counterpart",
     "transfer-to-npu": "The transfer_to_npu patch itself",
+    "performance": "After the port: fused operators (performance advice)",
 }
 ROUTE_INTROS = {
     "manual": (

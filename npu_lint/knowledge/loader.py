@@ -38,8 +38,8 @@ KIND_REQUIRED = {
 RECEIVERS = {"tensor", "module", "unknown"}
 STRATEGIES = ("manual", "auto")
 # Ascend's migration steps, for the per-route docs: which step a rule checks.
-STEPS = ("device", "interfaces", "distributed", "unsupported", "transfer-to-npu")
-DEFAULT_STEP = {"1": "interfaces", "2": "distributed"}  # by the code's family digit
+STEPS = ("device", "interfaces", "distributed", "unsupported", "transfer-to-npu", "performance")
+DEFAULT_STEP = {"1": "interfaces", "2": "distributed", "5": "performance"}  # by the code's family digit
 DOC_FIELDS = ("what", "why", "example", "use_instead", "fix_safety")
 RULE_FIELDS = {
     "code", "name", "kind", "severity", "message", "fix", "doc", "references",
