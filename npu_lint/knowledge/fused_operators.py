@@ -59,7 +59,7 @@ def _short(release: str) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def _data() -> Tuple[Dict[str, FusedOperator], Dict[str, OptimizerCounterpart]]:
+def _data() -> Tuple[Dict[str, FusedOperator], Dict[str, OptimizerCounterpart], Dict[str, Tuple[str, ...]]]:
     from npu_lint.knowledge.location import data_file
 
     document = load_yaml(data_file(DATA_FILE))
@@ -79,7 +79,12 @@ def _data() -> Tuple[Dict[str, FusedOperator], Dict[str, OptimizerCounterpart]]:
         name: OptimizerCounterpart(name, raw["fused"], tuple(raw["parameters"]), tuple(raw.get("required", ())))
         for name, raw in document["optimizers"].items()
     }
-    return operators, optimizers
+    by_rule = {code: tuple(keys) for code, keys in document.get("rules", {}).items()}
+    for code, keys in by_rule.items():
+        missing = set(keys) - set(operators)
+        if missing:
+            raise ValueError(f"{DATA_FILE}: rules: {code} names unknown operators {sorted(missing)}")
+    return operators, optimizers, by_rule
 
 
 def operator(key: str) -> FusedOperator:
@@ -88,3 +93,8 @@ def operator(key: str) -> FusedOperator:
 
 def optimizers() -> Dict[str, OptimizerCounterpart]:
     return _data()[1]
+
+
+def for_rule(code: str) -> Tuple[FusedOperator, ...]:
+    """The operators a rule suggests (empty for other rules)."""
+    return tuple(operator(key) for key in _data()[2].get(code, ()))

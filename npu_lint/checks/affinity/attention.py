@@ -60,6 +60,12 @@ def _softmax_input(node, depth: int = 0) -> Optional[nodes.NodeNG]:
     """The input of the softmax behind node, through dropout, casts and a head mask."""
     if isinstance(node, Unpacked) or depth > 6:
         return None
+    if isinstance(node, nodes.Call) and len(node.args) == 1 and isinstance(node.func, nodes.Attribute) \
+            and isinstance(node.func.expr, nodes.Name) and node.func.expr.name == "self":
+        # self.dropout(p), self.attn_drop(p), self.softmax(s): a layer of the model on one tensor
+        if module_attribute_class(node.func) in _SOFTMAX_MODULES:
+            return node.args[0]
+        return find(node.args[0], lambda v: _softmax_input(v, depth + 1))
     op = op_of(node)
     if op is not None and op.name == "softmax" and op.operands:
         return op.operands[0]
@@ -70,12 +76,6 @@ def _softmax_input(node, depth: int = 0) -> Optional[nodes.NodeNG]:
             if found is not None:
                 return found
         return None
-    if isinstance(node, nodes.Call) and len(node.args) == 1 and isinstance(node.func, nodes.Attribute) \
-            and isinstance(node.func.expr, nodes.Name) and node.func.expr.name == "self":
-        # self.dropout(p), self.attn_drop(p), self.softmax(s): a layer of the model on one tensor
-        if module_attribute_class(node.func) in _SOFTMAX_MODULES:
-            return node.args[0]
-        return find(node.args[0], lambda v: _softmax_input(v, depth + 1))
     return None
 
 
