@@ -61,6 +61,8 @@ def op_of(node: nodes.NodeNG) -> Optional[Op]:
     """The tensor operation an expression is, or None (a name, a constant, a user's call)."""
     if isinstance(node, nodes.BinOp) and node.op in _BINARY:
         return Op(_BINARY[node.op], (node.left, node.right), node)
+    if isinstance(node, nodes.AugAssign) and node.op[:-1] in _BINARY:
+        return Op(_BINARY[node.op[:-1]], (node.target, node.value), node)  # `x += y`: the target's old value
     if isinstance(node, nodes.UnaryOp) and node.op == "-":
         return Op("neg", (node.operand,), node)
     if not isinstance(node, nodes.Call) or any(isinstance(a, nodes.Starred) for a in node.args):
@@ -80,7 +82,7 @@ def values(node: nodes.NodeNG, depth: int = 0) -> Iterator[nodes.NodeNG]:
     A name unpacked from a tuple (`a, b = x.chunk(2, -1)`) yields an `Unpacked` marker.
     """
     yield node
-    if not isinstance(node, nodes.Name) or depth >= MAX_DEPTH:
+    if not isinstance(node, (nodes.Name, nodes.AssignName)) or depth >= MAX_DEPTH:
         return
     try:
         _scope, assignments = node.lookup(node.name)
@@ -90,7 +92,9 @@ def values(node: nodes.NodeNG, depth: int = 0) -> Iterator[nodes.NodeNG]:
         if not isinstance(assignment, nodes.AssignName) or assignment.frame() is not node.frame():
             continue
         parent = assignment.parent
-        if isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and parent.value is not None:
+        if isinstance(parent, nodes.AugAssign):
+            yield parent
+        elif isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and parent.value is not None:
             if isinstance(parent, nodes.AnnAssign) or parent.targets[0] is assignment:
                 yield from values(parent.value, depth + 1)
         elif isinstance(parent, nodes.Tuple) and isinstance(parent.parent, nodes.Assign):

@@ -14,6 +14,7 @@ from typing import Optional
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.shapes import VALUE_PRESERVING, Unpacked, calls_in_frame, find, module_attribute_class, op_of
 from npu_lint.checks.affinity.base import AffinityCheck
 from npu_lint.knowledge.operator_data import chip_label
@@ -66,6 +67,9 @@ def _softmax_input(node, depth: int = 0) -> Optional[nodes.NodeNG]:
         if module_attribute_class(node.func) in _SOFTMAX_MODULES:
             return node.args[0]
         return find(node.args[0], lambda v: _softmax_input(v, depth + 1))
+    if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Call) and len(node.args) == 1 \
+            and qualified_name(node.func.func) in _SOFTMAX_MODULES:
+        return node.args[0]  # nn.Softmax(dim=-1)(scores)
     op = op_of(node)
     if op is not None and op.name == "softmax" and op.operands:
         return op.operands[0]
@@ -77,6 +81,11 @@ def _softmax_input(node, depth: int = 0) -> Optional[nodes.NodeNG]:
                 return found
         return None
     return None
+
+
+def _parts(node: nodes.NodeNG) -> list:
+    """The expression and every name in it."""
+    return [node, *node.nodes_of_class(nodes.Name)]
 
 
 class AttentionByHand(AffinityCheck):
@@ -95,6 +104,8 @@ class AttentionByHand(AffinityCheck):
         scores = find(softmax_input, _scores)
         if scores is None or calls_in_frame(node, _FUSED):
             return
+        if any(find(part, _softmax_input) is not None for part in _parts(op.operands[1])):
+            return  # softmax times softmax (Nystrom kernels): not an attention over values
         sdpa = self.available("scaled_dot_product_attention")
         fusion = self.available("npu_fusion_attention")
         if fusion is not None:
