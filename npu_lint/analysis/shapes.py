@@ -114,11 +114,16 @@ class Unpacked:
 def find(node: nodes.NodeNG, predicate: Callable, depth: int = 0):
     """The first non-None `predicate(value)` over the values of node (see `values`)."""
     for value in values(node, depth):
-        if isinstance(value, nodes.NodeNG) or isinstance(value, Unpacked):
-            found = predicate(value)
-            if found is not None and found is not False:
-                return found
+        found = predicate(value)
+        if found is not None and found is not False:
+            return found
     return None
+
+
+def op_named(node, *names: str) -> Optional[Op]:
+    """The operation of node when it is one of `names` (never for an unpacked name)."""
+    op = None if isinstance(node, Unpacked) else op_of(node)
+    return op if op is not None and op.name in names else None
 
 
 def strip_casts(node: nodes.NodeNG) -> nodes.NodeNG:

@@ -11,7 +11,7 @@ from typing import Optional
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.shapes import Unpacked, constant, find, is_constant, op_of, same_tensor
+from npu_lint.analysis.shapes import Unpacked, constant, find, is_constant, op_named, op_of, same_tensor
 from npu_lint.checks.affinity.base import AffinityCheck
 
 
@@ -64,8 +64,7 @@ def plus_eps_base(node) -> Optional[nodes.NodeNG]:
 
 def _centred(base: nodes.NodeNG) -> bool:
     """(x - mean) squared is a variance: LayerNorm, not RMSNorm."""
-    return find(base, lambda v: not isinstance(v, Unpacked) and (op_of(v) or None) and op_of(v).name == "sub") \
-        is not None
+    return find(base, lambda v: op_named(v, "sub")) is not None
 
 
 class RmsNormByHand(AffinityCheck):

@@ -12,7 +12,7 @@ from typing import Optional, Tuple
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.shapes import Unpacked, constant, factors, find, op_of, same_tensor, values
+from npu_lint.analysis.shapes import Unpacked, constant, factors, find, op_named, op_of, same_tensor, values
 from npu_lint.checks.affinity.base import AffinityCheck
 
 _FLATTEN = frozenset({"reshape", "flatten", "view", "reshape_as", "view_as"})
@@ -57,12 +57,12 @@ def _joined_halves(op) -> Optional[Tuple[nodes.NodeNG, str]]:
         return None
     if dim is None or (constant(dim) is not None and constant(dim) != -1):
         return None  # cat's default is dim 0: not a rotation of the last dimension
-    negated = [e for e in parts.elts if (op_of(e) or None) and op_of(e).name == "neg"]
+    negated = [e for e in parts.elts if op_named(e, "neg")]
     if len(negated) != 1:
         return None
     plain = parts.elts[1 - parts.elts.index(negated[0])]
     sources = []
-    for part in (op_of(negated[0]).operands[0], plain):
+    for part in (op_named(negated[0], "neg").operands[0], plain):
         found = find(part, _part_of)
         if found is None:
             return None
