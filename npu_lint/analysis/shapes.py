@@ -23,6 +23,7 @@ _ALIASES = {"mul_": "mul", "multiply": "mul", "add_": "add", "div_": "div", "div
             "true_divide": "div", "sub_": "sub", "subtract": "sub", "pow_": "pow", "neg_": "neg",
             "negative": "neg", "concat": "cat", "concatenate": "cat", "tanh_": "tanh", "sigmoid_": "sigmoid",
             "rsqrt_": "rsqrt", "sqrt_": "sqrt", "masked_fill_": "masked_fill"}
+MULTIPLY = frozenset({"mul", "mul_", "multiply"})
 # Calls that keep the values of their receiver: casts and layout changes.
 VALUE_PRESERVING = frozenset({"float", "half", "bfloat16", "double", "to", "type_as", "type", "contiguous"})
 
@@ -74,6 +75,16 @@ def op_of(node: nodes.NodeNG) -> Optional[Op]:
         method = node.func.attrname
         return Op(_ALIASES.get(method, method), (node.func.expr, *node.args), node)
     return None
+
+
+def spelled(node: nodes.NodeNG, operator: str, names: frozenset) -> bool:
+    """Cheap syntactic guard before `op_of`: `a <operator> b`, or a call whose last name is in names."""
+    if isinstance(node, nodes.BinOp):
+        return node.op == operator
+    if isinstance(node, nodes.Call):
+        func = node.func
+        return (func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)) in names
+    return False
 
 
 def values(node: nodes.NodeNG, depth: int = 0) -> Iterator[nodes.NodeNG]:

@@ -12,7 +12,7 @@ from typing import Optional
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.shapes import Unpacked, constant, factors, find, is_constant, is_outermost_product, op_of, \
+from npu_lint.analysis.shapes import MULTIPLY, spelled, Unpacked, constant, factors, find, is_constant, is_outermost_product, op_of, \
     same_tensor
 from npu_lint.checks.affinity.base import AffinityCheck
 
@@ -41,6 +41,8 @@ class _ProductCheck(AffinityCheck):
     node_types = (nodes.BinOp, nodes.Call)
 
     def visit(self, node, ctx: ModuleContext) -> None:
+        if not spelled(node, "*", MULTIPLY):
+            return
         op = op_of(node)
         if op is None or op.name != "mul" or len(op.operands) != 2 or not is_outermost_product(node):
             return

@@ -15,7 +15,7 @@ from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import qualified_name
-from npu_lint.analysis.shapes import VALUE_PRESERVING, Unpacked, calls_in_frame, find, module_attribute_class, op_of, \
+from npu_lint.analysis.shapes import spelled, VALUE_PRESERVING, Unpacked, calls_in_frame, find, module_attribute_class, op_of, \
     strip_casts
 from npu_lint.checks.affinity.base import AffinityCheck
 from npu_lint.knowledge.operator_data import chip_label
@@ -105,6 +105,8 @@ class AttentionByHand(AffinityCheck):
         return frozenset({"softmax", "Softmax"})
 
     def visit(self, node, ctx: ModuleContext) -> None:
+        if not spelled(node, "@", _MATMUL):
+            return
         op = op_of(node)
         if op is None or op.name not in _MATMUL or len(op.operands) != 2:
             return

@@ -13,7 +13,7 @@ from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import qualified_name
-from npu_lint.analysis.shapes import Unpacked, constant, factors, find, module_attribute_class, op_of
+from npu_lint.analysis.shapes import MULTIPLY, spelled, Unpacked, constant, factors, find, module_attribute_class, op_of
 from npu_lint.checks.affinity.base import AffinityCheck
 
 _MODULES = {"torch.nn.SiLU": "silu", "torch.nn.GELU": "gelu", "torch.nn.modules.activation.SiLU": "silu",
@@ -68,6 +68,8 @@ class _GatedLinearByHand(AffinityCheck):
     fused = ""
 
     def visit(self, node, ctx: ModuleContext) -> None:
+        if not spelled(node, "*", MULTIPLY):
+            return
         op = op_of(node)
         if op is None or op.name != "mul" or len(op.operands) != 2:
             return

@@ -11,7 +11,8 @@ from typing import Optional
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.shapes import Unpacked, constant, find, is_constant, op_named, op_of, same_tensor
+from npu_lint.analysis.shapes import Unpacked, constant, find, is_constant, op_named, op_of, same_tensor, \
+    spelled
 from npu_lint.checks.affinity.base import AffinityCheck
 
 
@@ -67,6 +68,9 @@ def _centred(base: nodes.NodeNG) -> bool:
     return find(base, lambda v: op_named(v, "sub")) is not None
 
 
+_ROOTS = frozenset({"rsqrt", "sqrt", "rsqrt_", "sqrt_"})
+
+
 class RmsNormByHand(AffinityCheck):
     node_types = (nodes.Call,)
 
@@ -74,6 +78,8 @@ class RmsNormByHand(AffinityCheck):
         return frozenset({"rsqrt", "sqrt"})
 
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
+        if not spelled(node, "", _ROOTS):
+            return
         op = op_of(node)
         if op is None or op.name not in ("rsqrt", "sqrt") or len(op.operands) != 1:
             return
