@@ -83,6 +83,9 @@ def _softmax_input(node, depth: int = 0) -> Optional[nodes.NodeNG]:
     op = op_of(node)
     if op is not None and op.name == "softmax" and op.operands:
         return op.operands[0]
+    if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and node.func.attrname == "softmax" \
+            and node.args and op is None:
+        return node.args[0]  # a project's own softmax helper (fairseq's utils.softmax upcasts, then F.softmax)
     if op is not None and op.name in _PROBABILITY_STEPS and op.operands:
         operands = op.operands if op.name == "mul" else op.operands[:1]
         for operand in operands:
