@@ -37,8 +37,10 @@ SETS = {
     "advice": (sorted((FIXTURES / "advice").glob("*.py")), []),
     # The oldest target, where some integer device indices still mean CUDA (NPU112).
     "torch_npu_2.1": (sorted((FIXTURES / "torch_npu_2_1").glob("*.py")), ["--target-torch-npu", "2.1"]),
+    # Off-by-default NPU5xx: the folder's pyproject.toml selects them for all three front ends.
+    "affinity": (sorted((FIXTURES / "affinity").glob("*.py")), []),
 }
-OFF_BY_DEFAULT_WITH_FIXTURES = ("NPU6", "NPU7")
+OFF_BY_DEFAULT_WITH_FIXTURES = ("NPU5", "NPU6", "NPU7")
 
 
 @pytest.fixture(scope="module", params=sorted(SETS))

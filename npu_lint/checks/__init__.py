@@ -2,6 +2,12 @@
 from __future__ import annotations
 
 from npu_lint.checks.argument import ArgumentCheck
+from npu_lint.checks.affinity.activations import GeluByHand, MishByHand, SiluByHand
+from npu_lint.checks.affinity.attention import AttentionByHand
+from npu_lint.checks.affinity.gated_linear import GegluByHand, SwigluByHand
+from npu_lint.checks.affinity.optimizers import ClipGradNormHasFused, OptimizerHasNpuFused
+from npu_lint.checks.affinity.rms_norm import RmsNormByHand
+from npu_lint.checks.affinity.rotary import RotaryEmbeddingByHand
 from npu_lint.checks.base import Check
 from npu_lint.checks.blocking_copy import BlockingCopy
 from npu_lint.checks.boolean_mask_index import BooleanMaskIndex
@@ -62,6 +68,16 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "boolean_mask_index": BooleanMaskIndex,
     "tensor_grown_in_loop": TensorGrownInLoop,
     "integer_device_means_cuda": IntegerDeviceMeansCuda,
+    "rms_norm_by_hand": RmsNormByHand,
+    "rotary_embedding_by_hand": RotaryEmbeddingByHand,
+    "swiglu_by_hand": SwigluByHand,
+    "geglu_by_hand": GegluByHand,
+    "attention_by_hand": AttentionByHand,
+    "gelu_by_hand": GeluByHand,
+    "mish_by_hand": MishByHand,
+    "silu_by_hand": SiluByHand,
+    "optimizer_has_npu_fused": OptimizerHasNpuFused,
+    "clip_grad_norm_has_fused": ClipGradNormHasFused,
 }
 
 

@@ -50,9 +50,28 @@ def rule_page(rule: Rule) -> str:
         f"## Use instead\n\n```python\n{rule.doc.use_instead.rstrip()}\n```\n",
         f"## Fix safety\n\n{_para(rule.doc.fix_safety)}\n",
     ]
+    facts = fused_operator_facts(rule)
+    if facts:
+        parts.append(facts)
     if rule.references:
         parts.append("## References\n\n" + "".join(f"- <{ref}>\n" for ref in rule.references))
     return "\n".join(parts)
+
+
+def fused_operator_facts(rule: Rule) -> str:
+    """For the NPU5xx rules: where each suggested operator runs, what it takes, and the sources."""
+    from npu_lint.knowledge import fused_operators
+
+    operators = fused_operators.for_rule(rule.code)
+    if not operators:
+        return ""
+    lines = ["## Where the suggestion holds\n",
+             "From `data/fused_operators.yaml`; the rule is quiet when the target release or chip "
+             "(`target-torch-npu`, `npu-chip`) does not have the operator.\n"]
+    for op in operators:
+        lines.append(f"- `{op.api}`: {op.releases_text()}; chips: {op.chips_text()}; dtypes: {op.dtypes}; "
+                     f"{op.layouts}. Sources: {'; '.join(op.sources)}.")
+    return "\n".join(lines) + "\n"
 
 
 def index_page(rules: tuple[Rule, ...]) -> str:
@@ -72,7 +91,7 @@ STEP_TITLES = {
     "interfaces": "2. Switch GPU interfaces to NPU interfaces (and `import torch_npu`)",
     "distributed": "3. Multi-card: switch the communication backend from nccl to hccl",
     "unsupported": "4. Troubleshoot what has no NPU counterpart",
-    "tuning": "5. Tune speed and precision (advice, off by default in `check`, on in `migrate`)",
+    "tuning": "5. Tune speed and precision: fused operators and advice (off by default in `check`, on in `migrate`)",
     "transfer-to-npu": "The transfer_to_npu patch itself",
 }
 ROUTE_INTROS = {

@@ -43,7 +43,8 @@ RECEIVERS = {"tensor", "module", "unknown"}
 STRATEGIES = ("manual", "auto")
 # Ascend's migration steps, for the per-route docs: which step a rule checks.
 STEPS = ("device", "interfaces", "distributed", "unsupported", "tuning", "transfer-to-npu")
-DEFAULT_STEP = {"1": "interfaces", "2": "distributed"}  # by the code's family digit
+# by the code's family digit; fused operators (NPU5xx) are tuning advice like NPU6xx/NPU7xx
+DEFAULT_STEP = {"1": "interfaces", "2": "distributed", "5": "tuning"}
 DOC_FIELDS = ("what", "why", "example", "use_instead", "fix_safety")
 # `target`: the torch_npu release the examples are checked against (default: the newest).
 OPTIONAL_DOC_FIELDS = ("target",)

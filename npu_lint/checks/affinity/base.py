@@ -1,0 +1,31 @@
+"""What every fused-operator check shares: the target's release and chip, and the facts it prints."""
+from __future__ import annotations
+
+from astroid import nodes
+
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.checks.base import Check
+from npu_lint.checks.operator_calls import chip_of, release_of
+from npu_lint.knowledge import fused_operators
+from npu_lint.knowledge.fused_operators import FusedOperator
+
+
+class AffinityCheck(Check):
+    """A pattern with one fused counterpart (`fused`, a key of data/fused_operators.yaml)."""
+
+    fused = ""
+
+    def __init__(self, rule, settings):
+        super().__init__(rule, settings)
+        self.release = release_of(settings)
+        self.chip = chip_of(settings)
+
+    def available(self, key: str) -> FusedOperator | None:
+        """The operator when the target release and chip have it, else None (then stay quiet)."""
+        operator = fused_operators.operator(key)
+        return operator if operator.available(self.release, self.chip) else None
+
+    def report(self, ctx: ModuleContext, node: nodes.NodeNG, operator: FusedOperator, **fields: str) -> None:
+        fields.setdefault("advice", "")
+        ctx.report(self.rule, node, api=operator.api, facts=operator.facts(),
+                   signature=operator.signature, **fields)
