@@ -8,7 +8,7 @@ from conftest import run_tool
 from npu_lint.config.settings import Settings
 from npu_lint.engine.engine import Engine
 from npu_lint.generate.rule_docs import generated_pages, stale_pages
-from npu_lint.knowledge.loader import shipped_rules
+from npu_lint.knowledge.loader import STRATEGIES, shipped_rules
 
 RULES = shipped_rules()
 
@@ -23,7 +23,7 @@ def _codes(engine: Engine, text: str) -> list[str]:
 def engines() -> dict[str, Engine]:
     """One engine per route, with the off-by-default rules selected too."""
     codes = tuple(rule.code for rule in RULES)
-    return {strategy: Engine(Settings(select=codes, strategy=strategy)) for strategy in ("manual", "auto")}
+    return {strategy: Engine(Settings(select=codes, strategy=strategy)) for strategy in STRATEGIES}
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.code)

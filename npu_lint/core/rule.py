@@ -39,7 +39,10 @@ class Rule:
     references: tuple[str, ...] = ()
     device_use: bool = False
     default_enabled: bool = True
-    strategies: tuple[str, ...] = ("manual", "auto")  # migration routes the rule serves
+    strategies: tuple[str, ...] = ("manual", "auto", "agnostic")  # migration routes the rule serves
+    # What the agnostic route writes instead of the NPU fix ({message, method, expression}); None: no
+    # device-neutral form, so the route shows the NPU fix without applying it.
+    agnostic: Any = None
     step: str = "interfaces"  # the migration step it checks (see rules_loader.STEPS)
     since: str | None = None  # first torch_npu release the rule applies to
     until: str | None = None  # last one
@@ -74,3 +77,6 @@ class Rule:
     def format_fix_message(self, **fields: str) -> str:
         assert self.fix is not None
         return self.fix.message.format(**fields)
+
+    def format_agnostic_message(self, **fields: str) -> str:
+        return self.agnostic["message"].format(**fields)

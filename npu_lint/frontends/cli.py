@@ -10,7 +10,7 @@ from npu_lint.config.files import load_settings
 from npu_lint.config.settings import Settings, split_codes
 from npu_lint.engine.engine import Engine
 from npu_lint.frontends.reports import FORMATS
-from npu_lint.knowledge.loader import RuleDataError, shipped_rules
+from npu_lint.knowledge.loader import STRATEGIES, RuleDataError, shipped_rules
 from npu_lint.run.discovery import python_files
 from npu_lint.run.parallel import check_files, default_jobs
 from npu_lint.run.progress import ProgressBar
@@ -45,8 +45,9 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--npu-chip", metavar="CHIP", help="Ascend chip to check against (default: Atlas A2)")
     parser.add_argument("--extend-rules", action="append", default=[], metavar="FILE",
                         help="an extra rule file in the format of rules/*.yaml (may be repeated)")
-    parser.add_argument("--strategy", choices=("manual", "auto"),
-                        help="migration route: manual rewrite (default) or transfer_to_npu (auto)")
+    parser.add_argument("--strategy", choices=STRATEGIES,
+                        help="migration route: manual rewrite (default), transfer_to_npu (auto), or code that "
+                             "runs on CUDA and the NPU alike (agnostic, torch 2.6 and later)")
 
 
 def _jobs_count(value: str) -> int:

@@ -10,6 +10,7 @@ from typing import Iterator
 from npu_lint import __version__
 from npu_lint.config.files import ConfigError, settings_for_file
 from npu_lint.engine.engine import engine_for
+from npu_lint.knowledge.loader import STRATEGIES
 
 INTERNAL_ERROR = "NPU000"
 
@@ -35,8 +36,9 @@ class NpuLintFlake8:
             help="npu-lint: Ascend chip to check against (default: Atlas A2)",
         )
         option_manager.add_option(
-            "--strategy", parse_from_config=True, default=None, choices=("manual", "auto"),
-            help="npu-lint: migration route, manual rewrite (default) or transfer_to_npu (auto)",
+            "--strategy", parse_from_config=True, default=None, choices=STRATEGIES,
+            help="npu-lint: migration route, manual rewrite (default), transfer_to_npu (auto) or agnostic "
+                 "(runs on CUDA and the NPU alike; torch 2.6 and later)",
         )
 
     @classmethod

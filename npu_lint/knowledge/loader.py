@@ -36,14 +36,17 @@ KIND_REQUIRED = {
     "check": ("check",),
 }
 RECEIVERS = {"tensor", "module", "unknown"}
-STRATEGIES = ("manual", "auto")
+STRATEGIES = ("manual", "auto", "agnostic")
+# Fields of a rule's `agnostic` block: what the agnostic route writes instead of the NPU fix.
+AGNOSTIC_FIELDS = {"message": str, "method": str, "expression": str}
+AGNOSTIC_EXPRESSIONS = ("device", "device_type", "backend")
 # Ascend's migration steps, for the per-route docs: which step a rule checks.
 STEPS = ("device", "interfaces", "distributed", "unsupported", "transfer-to-npu")
 DEFAULT_STEP = {"1": "interfaces", "2": "distributed"}  # by the code's family digit
 DOC_FIELDS = ("what", "why", "example", "use_instead", "fix_safety")
 RULE_FIELDS = {
     "code", "name", "kind", "severity", "message", "fix", "doc", "references",
-    "device_use", "default_enabled", "match", "since", "until", "strategies", "step",
+    "device_use", "default_enabled", "match", "since", "until", "strategies", "step", "agnostic",
 }
 
 
@@ -93,6 +96,22 @@ def _parse_match(kind: str, raw: Any, err) -> dict:
     if kind == "symbol" and not (raw.get("symbols") or raw.get("prefixes")):
         raise err("match.symbols", "a symbol rule needs 'symbols' or 'prefixes'")
     return raw
+
+
+def _parse_agnostic(raw: Any, err) -> dict | None:
+    """The agnostic route's fix: its message, and what it writes (see docs/routes/agnostic.md)."""
+    if raw is None:
+        return None
+    _expect(raw, dict, lambda p: err("agnostic", p))
+    for key, value in raw.items():
+        if key not in AGNOSTIC_FIELDS:
+            raise err(f"agnostic.{key}", f"unknown field (allowed: {', '.join(sorted(AGNOSTIC_FIELDS))})")
+        _expect(value, AGNOSTIC_FIELDS[key], lambda p, key=key: err(f"agnostic.{key}", p))
+    if "message" not in raw:
+        raise err("agnostic.message", "missing")
+    if raw.get("expression", "device") not in AGNOSTIC_EXPRESSIONS:
+        raise err("agnostic.expression", f"not one of {', '.join(AGNOSTIC_EXPRESSIONS)}")
+    return dict(raw)
 
 
 def _parse_rule(record: Any, file: str, index: int) -> Rule:
@@ -153,6 +172,9 @@ def _parse_rule(record: Any, file: str, index: int) -> Rule:
     strategies = _expect(record.get("strategies", list(STRATEGIES)), list, lambda p: err("strategies", p))
     if not strategies or set(strategies) - set(STRATEGIES):
         raise err("strategies", f"a non-empty list of {', '.join(STRATEGIES)}")
+    agnostic = _parse_agnostic(record.get("agnostic"), err)
+    if agnostic is not None and "agnostic" not in strategies:
+        raise err("agnostic", "the rule does not serve the agnostic route (strategies)")
     step = record.get("step", DEFAULT_STEP.get(str(record["code"])[3:4], "unsupported"))
     if step not in STEPS:
         raise err("step", f"not one of {', '.join(STEPS)}")
@@ -170,6 +192,7 @@ def _parse_rule(record: Any, file: str, index: int) -> Rule:
     return Rule(
         **window,
         strategies=tuple(s for s in STRATEGIES if s in strategies),
+        agnostic=agnostic,
         step=step,
         code=code,
         name=name,
