@@ -79,10 +79,11 @@ class ModuleContext:
     ) -> None:
         """Record a finding; `applicability` may only lower the rule's own.
 
-        On the agnostic route a rule that uses a device fixes with `agnostic_edits` (code that runs
-        on CUDA and the NPU alike); without them the NPU fix is shown, never applied."""
+        On the agnostic route a rule fixes with `agnostic_edits` (code that runs on CUDA and the NPU
+        alike); without them its NPU fix (a torch.npu name, ASCEND_RT_VISIBLE_DEVICES, ...) is shown,
+        never applied, since it would break the CUDA path."""
         fix = None
-        if rule.fix is not None and self.settings.strategy == "agnostic" and rule.device_use:
+        if rule.fix is not None and self.settings.strategy == "agnostic":
             fix = self._agnostic_fix(rule, agnostic_edits, applicability, fields)
         elif rule.fix is not None:
             level = rule.fix.applicability

@@ -116,7 +116,7 @@ def _agnostic_note(rule: Rule) -> str:
         if expression:
             return f" **Agnostic fix:** the string becomes `<{expression}>`, see below."
         return " **Agnostic fix:** the `torch.accelerator` / `torch.amp` spelling in the table below."
-    if rule.device_use and rule.fix is not None:
+    if rule.fix is not None and rule.fix.applicability.value != "display-only":
         return " **No device-neutral form:** the NPU fix is shown, not applied."
     return ""
 
