@@ -49,7 +49,7 @@ def test_fixed_case_starts(name, release, sites, tmp_path):
     args = _args(source)
     path = tmp_path / "case.py"
     path.write_text(source, encoding="utf-8")
-    proc = run_tool("npu_lint", "fix", "--unsafe-fixes", "--target-torch-npu", release, *args, str(path))
+    proc = run_tool("npu_lint", "fix", "--unsafe-fixes", "--target-torch-npu", release, "--strategy", strategy, *args, str(path))
     if "agnostic" in args and release == OLDEST:
         assert proc.returncode == 2 and "torch.accelerator" in proc.stderr, "older targets refuse the agnostic route"
         return
@@ -121,21 +121,22 @@ def _outcomes(site, roots, cwd):
 def _real_projects():
     import realcode
 
-    return [pytest.param(project, release, id=f"{project.name}-{release}")
-            for project in realcode.PROJECTS for release in (OLDEST, NEWEST)]
+    return [pytest.param(project, release, strategy, id=f"{project.name}-{release}-{strategy}")
+            for project in realcode.PROJECTS
+            for release, strategy in ((OLDEST, "manual"), (NEWEST, "manual"), (NEWEST, "agnostic"))]
 
 
 @pytest.mark.slow
 @pytest.mark.network
-@pytest.mark.parametrize("project, release", _real_projects())
-def test_fixed_real_projects_start(project, release, tmp_path):
+@pytest.mark.parametrize("project, release, strategy", _real_projects())
+def test_fixed_real_projects_start(project, release, strategy, tmp_path):
     """`fix --unsafe-fixes` for the target, then every module's top-level code under the harness: a
     module that started before the fix must start after it. Failures of the unfixed project (missing
     data, Python 3.11 incompatibilities) are not counted."""
     site = write_site(tmp_path / "site", release, PINNED)
     before_roots = _copy_with_data(project, tmp_path / "before" / project.folder)
     after_roots = _copy_with_data(project, tmp_path / "after" / project.folder)
-    proc = run_tool("npu_lint", "fix", "--unsafe-fixes", "--target-torch-npu", release,
+    proc = run_tool("npu_lint", "fix", "--unsafe-fixes", "--target-torch-npu", release, "--strategy", strategy,
                     *map(str, after_roots), cwd=tmp_path)
     assert proc.returncode in (0, 1), proc.stderr[-2000:]
     (tmp_path / "run").mkdir()
@@ -143,7 +144,7 @@ def test_fixed_real_projects_start(project, release, tmp_path):
     after = _outcomes(site, after_roots, tmp_path / "run")
     started = [name for name, error in before.items() if error is None]
     broken = {name: after[name] for name in started if after.get(name) is not None}
-    print(f"{project.name} for {release}: {len(before)} modules, {len(started)} start unfixed, "
+    print(f"{project.name} for {release} ({strategy}): {len(before)} modules, {len(started)} start unfixed, "
           f"{len(broken)} stop after the fix: {broken}")
     placement = {name: error for name, error in broken.items() if any(s in error for s in PLACEMENT_SIGNS)}
     assert not {name: error for name, error in broken.items() if name not in placement}
