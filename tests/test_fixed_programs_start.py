@@ -49,7 +49,7 @@ def test_fixed_case_starts(name, release, sites, tmp_path):
     args = _args(source)
     path = tmp_path / "case.py"
     path.write_text(source, encoding="utf-8")
-    proc = run_tool("npu_lint", "fix", "--unsafe-fixes", "--target-torch-npu", release, "--strategy", strategy, *args, str(path))
+    proc = run_tool("npu_lint", "fix", "--unsafe-fixes", "--target-torch-npu", release, *args, str(path))
     if "agnostic" in args and release == OLDEST:
         assert proc.returncode == 2 and "torch.accelerator" in proc.stderr, "older targets refuse the agnostic route"
         return
