@@ -37,3 +37,35 @@ def test_pylint_gives_the_same():
 def test_a_users_own_cuda_method_stays_quiet():
     line = next(n for n, text in enumerate(SCRIPT.read_text().splitlines(), start=1) if "Timer().cuda()" in text)
     assert not [row for row in GOLDEN if row[0] == line]
+
+
+def _code_words(text: str) -> dict[int, set[str]]:
+    """Per line, the CUDA / NPU words in code: names and strings, not comments or docstrings."""
+    import ast
+    import io
+    import tokenize
+
+    docstrings = {node.body[0].value.lineno for node in ast.walk(ast.parse(text))
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and node.body
+                  and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    words: dict[int, set[str]] = {}
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type in (tokenize.NAME, tokenize.STRING) and token.start[0] not in docstrings:
+            found = set(re.findall(r"(?i)cuda|cudnn|nccl|npu|hccl", token.string))
+            if found:
+                words.setdefault(token.start[0], set()).update(found)
+    return words
+
+
+def test_agnostic_route_leaves_no_device_word_but_on_reported_lines(tmp_path):
+    copy = tmp_path / "train_gpu.py"
+    copy.write_text(SCRIPT.read_text())
+    run_tool("npu_lint", "fix", "--strategy", "agnostic", "--unsafe-fixes", str(copy))
+    fixed = copy.read_text()
+    reported = {i["location"]["row"] for i in npu_lint_json([copy], "--no-cache", "--strategy", "agnostic")}
+    lines = fixed.splitlines()
+    # The script's own Timer class has a `cuda()` method: a name of the user's, not torch's.
+    own = {n for n, line in enumerate(lines, start=1) if "def cuda(self)" in line or "Timer().cuda()" in line}
+    left = {n: (words, lines[n - 1].strip()) for n, words in _code_words(fixed).items() if n not in reported | own}
+    assert not left
+    assert "torch.accelerator" in fixed and "import torch_npu" not in fixed

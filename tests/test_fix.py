@@ -4,18 +4,22 @@ from __future__ import annotations
 import ast
 
 import os
+import re
 import stat
 
 import astroid
 import pytest
 from conftest import REPO, run_tool
 
+from npu_lint.config.settings import Settings
 from npu_lint.knowledge.loader import load_rules
+from npu_lint.knowledge.release_data import normalize_release
 from npu_lint.run.file_writer import WriteRefused, write_atomically
 from npu_lint.run.fixer import Fixer
 
 CASES = REPO / "tests" / "fix_cases"
 CASE_NAMES = sorted(p.name[: -len(".input.py")] for p in CASES.glob("*.input.py"))
+TARGET_OUTPUT = re.compile(r"^(?P<name>\w+)\.target-(?P<target>[\d.]+)\.output\.py$")
 
 
 def _args(text: str) -> list[str]:
@@ -23,17 +27,30 @@ def _args(text: str) -> list[str]:
     return first[len("# args:"):].split() if first.startswith("# args:") else []
 
 
-@pytest.mark.parametrize("name", CASE_NAMES)
-def test_fix_case(name, tmp_path):
+def _snapshots() -> list[tuple[str, str | None]]:
+    """(case, target): `NAME.output.py` for the arguments of the input's first line, and
+    `NAME.target-X.output.py` for the same with `--target-torch-npu X` (where spellings differ)."""
+    found = [(name, None) for name in CASE_NAMES]
+    for path in sorted(CASES.glob("*.target-*.output.py")):
+        match = TARGET_OUTPUT.match(path.name)
+        assert match and match["name"] in CASE_NAMES, f"{path.name}: no such case or not NAME.target-X.output.py"
+        found.append((match["name"], match["target"]))
+    return found
+
+
+@pytest.mark.parametrize("name, target", _snapshots(), ids=lambda v: v or "")
+def test_fix_case(name, target, tmp_path):
     source = (CASES / f"{name}.input.py").read_text(encoding="utf-8")
-    expected = (CASES / f"{name}.output.py").read_text(encoding="utf-8")
+    expected = (CASES / (f"{name}.target-{target}.output.py" if target else f"{name}.output.py")).read_text(
+        encoding="utf-8")
+    args = _args(source) + (["--target-torch-npu", target] if target else [])
     path = tmp_path / "case.py"
     path.write_text(source, encoding="utf-8")
-    proc = run_tool("npu_lint", "fix", *_args(source), str(path))
+    proc = run_tool("npu_lint", "fix", *args, str(path))
     assert proc.returncode in (0, 1), proc.stderr
     assert "Traceback" not in proc.stderr
     assert path.read_text(encoding="utf-8") == expected
-    again = run_tool("npu_lint", "fix", *_args(source), str(path))
+    again = run_tool("npu_lint", "fix", *args, str(path))
     assert path.read_text(encoding="utf-8") == expected, "a second run changed the file"
     assert "Fixed 0 finding(s)" in again.stderr
 
@@ -103,9 +120,11 @@ def test_import_goes_after_import_torch_even_at_end_of_file():
 
 
 def test_import_goes_before_what_reaches_the_npu_on_import():
-    # `from torch.npu.amp import ...` needs torch_npu imported first on targets without autoload.
-    out = Fixer().fix_text("import os\nfrom torch.cuda.amp import autocast\nimport torch\n", "a.py")
-    assert out.text == "import os\nimport torch_npu\nfrom torch.npu.amp import autocast\nimport torch\n"
+    # `from torch.npu.amp import ...` needs torch_npu imported first on targets without autoload
+    # (torch 2.1 has no torch.amp.GradScaler to write instead).
+    oldest = Settings(target_torch_npu=normalize_release("2.1"))
+    out = Fixer(oldest).fix_text("import os\nfrom torch.cuda.amp import GradScaler\nimport torch\n", "a.py")
+    assert out.text == "import os\nimport torch_npu\nfrom torch.npu.amp import GradScaler\nimport torch\n"
     # `import torch` comes too late: after the first torch import of any form, if that is early enough.
     text = "import torch.nn\nimport os\nok = torch.cuda.is_available()\nimport torch\n"
     assert Fixer().fix_text(text, "a.py").text.startswith("import torch.nn\nimport torch_npu\nimport os\n")

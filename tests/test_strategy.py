@@ -1,7 +1,7 @@
 """The two routes: `auto` is quiet about what transfer_to_npu rewrites, `manual` reports it all."""
 from __future__ import annotations
 
-from conftest import FIXTURES
+from conftest import FIXTURES, run_tool
 
 from npu_lint.config.settings import Settings
 from npu_lint.engine.engine import Engine
@@ -30,7 +30,9 @@ def test_auto_reports_only_what_the_patch_leaves():
 
 def test_every_rule_names_its_routes():
     for rule in shipped_rules():
-        assert rule.strategies and set(rule.strategies) <= {"manual", "auto"}
+        assert rule.strategies and set(rule.strategies) <= {"manual", "auto", "agnostic"}
+        # Only what transfer_to_npu adds (NPU120 aside) is manual-only: agnostic serves the rest.
+        assert "agnostic" in rule.strategies or rule.strategies == ("auto",) or rule.code == "NPU120"
 
 
 def test_older_release_lists_decide_what_is_patched():
@@ -56,3 +58,43 @@ def test_a_library_importing_itself_is_not_told_it_takes_cuda_paths(tmp_path):
     assert not [f for f in engine.check_text(text, str(inside)).findings if f.code == "NPU191"]
     user = [f for f in engine.check_text(text, str(script)).findings if f.code == "NPU191"]
     assert [f.start.line for f in user] == [1]  # once per module and library, at its first import
+
+
+AGNOSTIC_SCRIPT = "import torch\ntorch.cuda.synchronize()\nx = torch.ones(2).cuda()\nok = x.is_cuda\n"
+
+
+def test_agnostic_fixes_are_device_neutral_and_the_rest_is_shown_only():
+    findings = Engine(Settings(strategy="agnostic")).check_text(AGNOSTIC_SCRIPT, "a.py").findings
+    by_code = {f.code: f for f in findings}
+    assert "NPU120" not in by_code, "torch loads torch_npu by itself on the targets of this route"
+    assert by_code["NPU101"].fix.message == "Use `torch.accelerator.synchronize`"
+    assert all("torch_npu" not in edit.content for f in findings if f.fix for edit in f.fix.edits)
+    assert by_code["NPU104"].fix.applicability.value == "display-only" and not by_code["NPU104"].fix.edits
+    assert "for the NPU only" in by_code["NPU104"].fix.message
+
+
+def test_agnostic_is_refused_for_a_target_without_torch_accelerator(tmp_path):
+    path = tmp_path / "a.py"
+    path.write_text(AGNOSTIC_SCRIPT)
+    proc = run_tool("npu_lint", "check", "--strategy", "agnostic", "--target-torch-npu", "2.5", str(path))
+    assert proc.returncode == 2
+    assert "torch 2.5.1" in proc.stderr and "torch.accelerator" in proc.stderr
+    (tmp_path / "pyproject.toml").write_text('[tool.npu-lint]\nstrategy = "agnostic"\ntarget-torch-npu = "2.4"\n')
+    proc = run_tool("npu_lint", "check", str(path))
+    assert proc.returncode == 2 and "pyproject.toml" in proc.stderr and "'strategy'" in proc.stderr
+    (tmp_path / "pyproject.toml").write_text('[tool.npu-lint]\nstrategy = "agnostic"\n')
+    assert run_tool("npu_lint", "check", str(path)).returncode == 1
+
+
+def test_every_front_end_takes_the_agnostic_route(tmp_path):
+    path = tmp_path / "a.py"
+    path.write_text(AGNOSTIC_SCRIPT)
+    flake8 = run_tool("flake8", "--select", "NPU", "--strategy", "agnostic", str(path)).stdout
+    assert "NPU101" in flake8 and "NPU120" not in flake8
+    pylint = run_tool("pylint", "--load-plugins", "npu_lint", "--disable", "all", "--enable", "npu-lint-npu1xx",
+                      "--strategy", "agnostic", "--score", "n", "--persistent", "n", str(path)).stdout
+    assert "torch-cuda-api" in pylint and "missing-torch-npu-import" not in pylint
+    from npu_lint.frontends.lsp_server import settings_for
+
+    (tmp_path / "pyproject.toml").write_text('[tool.npu-lint]\nstrategy = "agnostic"\n')
+    assert settings_for(str(path)).strategy == "agnostic"

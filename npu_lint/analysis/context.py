@@ -54,6 +54,15 @@ class ModuleContext:
         line = self.index.line(stmt.end_lineno or stmt.lineno)
         return insertion_edit(stmt, line, _newline(line), statement)
 
+    def _agnostic_fix(self, rule: Rule, edits: tuple[Edit, ...], applicability, fields: dict) -> Fix:
+        if not edits or rule.agnostic is None:
+            return Fix(Applicability.DISPLAY_ONLY,
+                       f"No device-neutral form; for the NPU only: {rule.format_fix_message(**fields)}")
+        level = rule.fix.applicability
+        if applicability is not None and _RANK[applicability] > _RANK[level]:
+            level = applicability
+        return Fix(level, rule.format_agnostic_message(**fields), tuple(edits))
+
     # -- positions -------------------------------------------------------
     def start(self, node: nodes.NodeNG) -> Position:
         return Position(node.lineno, self.index.char_column(node.lineno, node.col_offset))
@@ -83,11 +92,18 @@ class ModuleContext:
         applicability: Applicability | None = None,
         related: tuple[Related, ...] = (),
         severity: Severity | None = None,
+        agnostic_edits: tuple[Edit, ...] = (),
         **fields: str,
     ) -> None:
-        """Record a finding; `applicability` and `severity` may only lower the rule's own."""
+        """Record a finding; `applicability` and `severity` may only lower the rule's own.
+
+        On the agnostic route a rule fixes with `agnostic_edits` (code that runs on CUDA and the NPU
+        alike); without them its NPU fix (a torch.npu name, ASCEND_RT_VISIBLE_DEVICES, ...) is shown,
+        never applied, since it would break the CUDA path."""
         fix = None
-        if rule.fix is not None:
+        if rule.fix is not None and self.settings.strategy == "agnostic":
+            fix = self._agnostic_fix(rule, agnostic_edits, applicability, fields)
+        elif rule.fix is not None:
             level = rule.fix.applicability
             if not edits:
                 level = Applicability.DISPLAY_ONLY

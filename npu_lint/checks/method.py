@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from npu_lint.analysis import edits
+from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
@@ -48,10 +48,24 @@ class MethodCheck(Check):
         if kind not in self.receivers:
             return
         edit = edits.attribute_name_edit(ctx, node, self.replacement) if self.replacement else None
+        neutral = self._device_neutral(node, ctx) if self.settings.strategy == "agnostic" else None
         ctx.report(
             self.rule, node.parent if called else node,
             confidence=_CONFIDENCE[kind],
             edits=(edit,) if edit else (),
             applicability=None if kind is not ReceiverKind.UNKNOWN else Applicability.UNSAFE,
             method=node.attrname, replacement=self.replacement or "", receiver=_RECEIVER_LABEL[kind],
+            agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "",
         )
+
+    def _device_neutral(self, node: nodes.Attribute, ctx: ModuleContext):
+        """`.cuda(non_blocking=True)` -> `.to(<device>, non_blocking=True)`; a call that names its own
+        device (`.cuda(0)`, `.cuda(device=d)`) has no neutral form."""
+        spec = self.rule.agnostic
+        call = device_neutral.called(node)
+        device = device_neutral.expression(ctx, spec.get("expression", "device")) if spec else None
+        if device is None or call is None or call.args or any(k.arg in (None, "device") for k in call.keywords or ()):
+            return None
+        rename = edits.attribute_name_edit(ctx, node, spec["method"])
+        insert = device_neutral.insert_first_argument(ctx, call, device)
+        return (device, (rename, insert)) if rename and insert else None

@@ -10,7 +10,7 @@ import re
 
 from astroid import nodes
 
-from npu_lint.analysis import edits
+from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.arguments import argument_role, is_docstring
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.transfer import call_is_wrapped, enclosing_call
@@ -106,8 +106,12 @@ class StringCheck(Check):
             edit = edits.string_prefix_edit(ctx, node, old, new)
             if edit:
                 break
+        neutral = None
+        if self.settings.strategy == "agnostic" and self.rule.agnostic:
+            neutral = device_neutral.string_edit(ctx, node, self.rule.agnostic.get("expression", "device"))
         ctx.report(self.rule, node, edits=(edit,) if edit else (), value=value,
-                   replacement=_replaced(value, self.replace))
+                   replacement=_replaced(value, self.replace),
+                   agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "")
 
 
 def _replaced(value: str, replace: dict[str, str]) -> str:

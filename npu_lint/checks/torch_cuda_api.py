@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from npu_lint.analysis import edits
+from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.guards import guarded_by_hasattr
 from npu_lint.analysis.cuda_objects import object_uses
 from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Edit, Position
+from npu_lint.knowledge.device_api import accelerator_name, device_type_call
 from npu_lint.knowledge.cuda_surface import (
     first_release_with_equivalent, hint_for, is_cuda_name, is_plain_rename, note_for, npu_equivalent,
     patched_by_transfer_to_npu
@@ -71,12 +72,17 @@ class TorchCudaApi(Check):
             if auto and replacement is not None:  # renamed by torch_npu, not by the patch
                 hint = hint or f"use `{replacement}`"
                 replacement = None
-            edit = use.edit_for(replacement) if replacement else None
+            edits = (use.edit_for(replacement),) if replacement else ()
+            amp = _device_type_call(use, ctx, self.release) if replacement else None
+            if amp is not None and self.settings.strategy == "manual":
+                replacement, edits = amp  # torch's own spelling, `torch.amp.X("npu")`
+            neutral = _device_neutral(use, ctx, self.release) if self.settings.strategy == "agnostic" else None
             added = "" if works else first_release_with_equivalent(use.qname, patched=auto)
             note = note_for(use.qname)
             ctx.report(
                 self.rule, use.node, start=use.start, end=use.end,
-                edits=(edit,) if edit else (),
+                edits=edits if all(edits) else (),
+                agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "",
                 qname=use.qname, replacement=replacement or "", release=self.release,
                 added=f" (torch_npu {added} has it)" if added else "",
                 note=f" ({note})" if note else "",
@@ -98,6 +104,46 @@ def _later_uses(node, ctx: ModuleContext) -> tuple:
 
 class TorchCudaApiWithoutEquivalent(TorchCudaApi):
     with_equivalent = False
+
+
+def _device_type_call(use: _CudaUse, ctx: ModuleContext, release: str) -> tuple[str, tuple[Edit, ...]] | None:
+    """`torch.amp.X(<device type>, ...)` for a `torch.cuda.amp.X` the target's torch has in torch.amp:
+    (what the message shows, the edits); None where the use is not a plain call or import."""
+    target = device_type_call(use.qname, release)
+    text = device_neutral.device_type_text(ctx)
+    if target is None or text is None:
+        return None
+    shown = f"{target}({text}, ...)"
+    stmt = use.node if isinstance(use.node, nodes.ImportFrom) else _from_import_binding(use.node)
+    if stmt is not None:
+        bundle = device_neutral.amp_import_bundle(ctx, stmt, release)
+        return (shown, bundle) if bundle else None
+    call = device_neutral.called(use.node)
+    rename = use.rename_edit(target)
+    insert = device_neutral.insert_first_argument(ctx, call, text) if call is not None else None
+    return (shown, (rename, insert)) if rename and insert else None
+
+
+def _device_neutral(use: _CudaUse, ctx: ModuleContext, release: str) -> tuple[str, tuple[Edit, ...]] | None:
+    """The agnostic route's fix: a torch.accelerator name, or torch.amp with the device type."""
+    target = accelerator_name(use.qname, release)
+    if target is not None:
+        edit = use.rename_edit(target)
+        return (target, (edit,)) if edit else None
+    return _device_type_call(use, ctx, release)
+
+
+def _from_import_binding(node) -> nodes.ImportFrom | None:
+    """The from-import that binds a bare name such as `autocast`, if that is all that binds it."""
+    if not isinstance(node, nodes.Name):
+        return None
+    try:
+        _scope, assignments = node.lookup(node.name)
+    except Exception:
+        return None
+    if len(assignments) == 1 and isinstance(assignments[0], nodes.ImportFrom):
+        return assignments[0]
+    return None
 
 
 def _expression_use(node, ctx: ModuleContext, release: str) -> _CudaUse | None:

@@ -15,13 +15,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from npu_lint.config.settings import Settings, parse_library_versions, split_codes
+from npu_lint.knowledge.loader import STRATEGIES
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
-
-STRATEGIES = ("manual", "auto")
 
 
 class ConfigError(ValueError):
@@ -179,7 +178,30 @@ def load_settings(start: str, overrides: dict[str, Any] | None = None) -> Settin
         values["config_dir"] = str(path.parent)
         values["extend_rules"] = tuple(str(path.parent / rule_file) for rule_file in values.get("extend_rules", ()))
     values.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    return dataclasses.replace(Settings(), **values)
+    settings = dataclasses.replace(Settings(), **values)
+    problem = strategy_problem(settings)
+    if problem:
+        given = {k for k, v in (overrides or {}).items() if v is not None}
+        raise ConfigError(str(found[0]) if found and not given & {"strategy", "target_torch_npu"}
+                          else "command line", "strategy", problem)
+    return settings
+
+
+def strategy_problem(settings: Settings) -> str | None:
+    """Why the chosen route cannot serve the target, or None."""
+    if settings.strategy != "agnostic":
+        return None
+    from npu_lint.knowledge.device_api import agnostic_supported, device_api
+    from npu_lint.knowledge.torch_surface import torch_version
+
+    if agnostic_supported(settings.target_torch_npu):
+        return None
+    from npu_lint.knowledge.release_data import default_release
+
+    release = settings.target_torch_npu or default_release()
+    return (f"the agnostic route writes torch.accelerator, which torch has from {device_api().min_torch} on; "
+            f"the target torch_npu {release} pairs with torch {torch_version(release)}. "
+            f"Use strategy 'manual' for this target, or target torch_npu 2.6 or later")
 
 
 @functools.lru_cache(maxsize=256)

@@ -16,7 +16,7 @@ class Settings:
     ignore: tuple[str, ...] = ()
     target_torch_npu: str | None = None  # None means the newest release
     npu_chip: str = "Atlas A2"
-    strategy: str = "manual"  # "auto": the transfer_to_npu route
+    strategy: str = "manual"  # "auto": the transfer_to_npu route; "agnostic": CUDA and NPU alike
     unsafe_fixes: bool = False
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, codes)
     exclude: tuple[str, ...] = ()  # globs of paths the CLI does not walk into

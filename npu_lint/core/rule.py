@@ -11,6 +11,11 @@ from npu_lint.core.findings import Applicability, Severity
 _PYLINT_LETTER = {Severity.ERROR: "E", Severity.WARNING: "W", Severity.INFO: "C"}
 
 
+# The migration routes (`--strategy`): Ascend's manual rewrite, the transfer_to_npu patch, and
+# code that runs on CUDA and the NPU alike. Here, so front ends can name them without loading rules.
+STRATEGIES = ("manual", "auto", "agnostic")
+
+
 @dataclasses.dataclass(frozen=True)
 class RuleDoc:
     what: str
@@ -40,7 +45,10 @@ class Rule:
     references: tuple[str, ...] = ()
     device_use: bool = False
     default_enabled: bool = True
-    strategies: tuple[str, ...] = ("manual", "auto")  # migration routes the rule serves
+    strategies: tuple[str, ...] = STRATEGIES  # migration routes the rule serves
+    # What the agnostic route writes instead of the NPU fix ({message, method, expression}); None: no
+    # device-neutral form, so the route shows the NPU fix without applying it.
+    agnostic: Any = None
     step: str = "interfaces"  # the migration step it checks (see rules_loader.STEPS)
     since: str | None = None  # first torch_npu release the rule applies to
     until: str | None = None  # last one
@@ -75,3 +83,6 @@ class Rule:
     def format_fix_message(self, **fields: str) -> str:
         assert self.fix is not None
         return self.fix.message.format(**fields)
+
+    def format_agnostic_message(self, **fields: str) -> str:
+        return self.agnostic["message"].format(**fields)

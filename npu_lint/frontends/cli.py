@@ -10,7 +10,7 @@ from npu_lint.config.files import load_settings
 from npu_lint.config.settings import Settings, parse_library_versions, split_codes
 from npu_lint.frontends.reports import FORMATS
 from npu_lint.frontends.reports.summary import summary
-from npu_lint.knowledge.loader import RuleDataError, shipped_rules
+from npu_lint.knowledge.loader import STRATEGIES, RuleDataError, shipped_rules
 from npu_lint.run.discovery import python_files
 from npu_lint.run.parallel import check_files, default_jobs
 from npu_lint.run.progress import ProgressBar
@@ -49,8 +49,9 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--library-versions", metavar="LIB=VER,...", type=_library_versions,
                         help="third-party library versions to assume where not installed, e.g. timm=0.9.16 "
                              "(default: the newest summarised)")
-    parser.add_argument("--strategy", choices=("manual", "auto"),
-                        help="migration route: manual rewrite (default) or transfer_to_npu (auto)")
+    parser.add_argument("--strategy", choices=STRATEGIES,
+                        help="migration route: manual rewrite (default), transfer_to_npu (auto), or code that "
+                             "runs on CUDA and the NPU alike (agnostic, torch 2.6 and later)")
 
 
 def _add_unsafe_fixes(parser: argparse.ArgumentParser, help_text: str) -> None:

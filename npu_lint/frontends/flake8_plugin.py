@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from npu_lint import __version__
+from npu_lint.core.rule import STRATEGIES
 
 INTERNAL_ERROR = "NPU000"
 PREFIX = "NPU"
@@ -71,8 +72,9 @@ class NpuLintFlake8:
             help="npu-lint: third-party library versions to assume, e.g. timm=0.9.16 (default: newest summarised)",
         )
         option_manager.add_option(
-            "--strategy", parse_from_config=True, default=None, choices=("manual", "auto"),
-            help="npu-lint: migration route, manual rewrite (default) or transfer_to_npu (auto)",
+            "--strategy", parse_from_config=True, default=None, choices=STRATEGIES,
+            help="npu-lint: migration route, manual rewrite (default), transfer_to_npu (auto) or agnostic "
+                 "(runs on CUDA and the NPU alike; torch 2.6 and later)",
         )
 
     @classmethod

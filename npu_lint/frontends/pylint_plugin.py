@@ -20,7 +20,7 @@ from npu_lint.core.findings import Confidence
 from npu_lint.core.source import SourceError, decode_source
 from npu_lint.engine.engine import CheckResult, Engine, Problem, engine_for
 from npu_lint.knowledge import torch_model
-from npu_lint.knowledge.loader import rules_with_extensions, shipped_rules
+from npu_lint.knowledge.loader import STRATEGIES, rules_with_extensions, shipped_rules
 
 _CONFIDENCE = {
     Confidence.HIGH: interfaces.HIGH,
@@ -45,8 +45,9 @@ OPTIONS = (
     ),
     (
         "strategy",
-        {"type": "choice", "choices": ["", "manual", "auto"], "default": "", "metavar": "<manual|auto>",
-         "help": "migration route: manual rewrite (default) or transfer_to_npu (auto)"},
+        {"type": "choice", "choices": ["", *STRATEGIES], "default": "", "metavar": "<manual|auto|agnostic>",
+         "help": "migration route: manual rewrite (default), transfer_to_npu (auto), or code that runs on "
+                 "CUDA and the NPU alike (agnostic, torch 2.6 and later)"},
     ),
 )
 

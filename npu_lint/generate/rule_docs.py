@@ -104,6 +104,14 @@ ROUTE_INTROS = {
         "patches torch at run time. With `strategy = auto` npu-lint stays quiet about what the patch "
         "rewrites (per the target release's own lists) and reports what it leaves broken."
     ),
+    "agnostic": (
+        "Device-agnostic migration keeps the GPU path: `npu-lint fix --strategy agnostic` writes code that "
+        "runs on CUDA and on the NPU alike, with the device taken from the accelerator (`torch.accelerator`, "
+        "torch 2.6 and later; an older target is refused with a configuration error). Constructs without a "
+        "device-neutral form are reported with the NPU fix as a suggestion that is never applied, since it "
+        "would break the CUDA path. No `import torch_npu` is added: from torch_npu 2.5.1 on, torch loads "
+        "torch_npu by itself."
+    ),
 }
 
 
@@ -117,9 +125,53 @@ def route_page(strategy: str, rules: tuple[Rule, ...]) -> str:
         lines.append(f"## {title}\n")
         for rule in chosen:
             off = " (off by default)" if not rule.default_enabled else ""
-            lines.append(f"- [{rule.code}](../rules/{rule.code}.md) `{rule.name}`{off}: {_para(rule.doc.what)}")
+            lines.append(f"- [{rule.code}](../rules/{rule.code}.md) `{rule.name}`{off}: {_para(rule.doc.what)}"
+                         + (_agnostic_note(rule) if strategy == "agnostic" else ""))
         lines.append("")
+    if strategy == "agnostic":
+        lines.append(_agnostic_tables())
     return "\n".join(lines)
+
+
+def _agnostic_note(rule: Rule) -> str:
+    if rule.agnostic is not None:
+        method, expression = rule.agnostic.get("method"), rule.agnostic.get("expression")
+        if method:
+            return f" **Agnostic fix:** `.{method}(<{expression}>)`, see below."
+        if expression:
+            return f" **Agnostic fix:** the string becomes `<{expression}>`, see below."
+        return " **Agnostic fix:** the `torch.accelerator` / `torch.amp` spelling in the table below."
+    if rule.fix is not None and rule.fix.applicability.value != "display-only":
+        return " **No device-neutral form:** the NPU fix is shown, not applied."
+    return ""
+
+
+def _agnostic_tables() -> str:
+    from npu_lint.knowledge.device_api import device_api
+    from npu_lint.knowledge.torch_surface import first_torch_with
+
+    api = device_api()
+    lines = [
+        "## How a fix names the device\n",
+        _para("Inline, from the accelerator, in the module's own name for torch (`import torch as t` gives "
+              "`t.accelerator...`): no variable is added, so none of the module's is shadowed or assumed. A "
+              "module without a top-level `import torch` gets the NPU fix shown instead.") + "\n",
+        "| where | written as |", "|---|---|",
+        f"| `<device>`: a device (`.cuda()` becomes `.to(<device>)`) | `{api.device.format(torch='torch')}` |",
+        f"| `<device_type>`: a device string or device type (`\"cuda\"`, `f\"cuda:{{i}}\"`) | "
+        f"`{api.device_type.format(torch='torch')}` (in an f-string when an index follows) |",
+        f"| `<backend>`: a communication backend (`\"nccl\"`) | `{api.backend.format(torch='torch')}` |",
+        "",
+        "## torch.cuda calls and what replaces them\n",
+        _para("Written only where the target's torch has the name (data/torch_surface.yaml, read from the torch "
+              "wheels); on older targets the finding shows the NPU fix.") + "\n",
+        "| torch.cuda | agnostic | torch from |", "|---|---|---|",
+    ]
+    for cuda, target in api.renames.items():
+        lines.append(f"| `{cuda}` | `{target}` | {first_torch_with(target) or 'none'} |")
+    for cuda, target in api.device_type_calls.items():
+        lines.append(f"| `{cuda}(...)` | `{target}(<device type>, ...)` | {first_torch_with(target) or 'none'} |")
+    return "\n".join(lines) + "\n"
 
 
 def generated_pages() -> dict[str, str]:

@@ -12,7 +12,7 @@ from typing import Any, Iterable
 import yaml
 
 from npu_lint.core.findings import Applicability, Severity
-from npu_lint.core.rule import FixSpec, Rule, RuleDoc
+from npu_lint.core.rule import STRATEGIES, FixSpec, Rule, RuleDoc
 from npu_lint.knowledge.location import rule_files
 from npu_lint.knowledge.yaml_data import load_yaml
 
@@ -40,7 +40,9 @@ KIND_REQUIRED = {
     "argument": (),
 }
 RECEIVERS = {"tensor", "module", "unknown"}
-STRATEGIES = ("manual", "auto")
+# Fields of a rule's `agnostic` block: what the agnostic route writes instead of the NPU fix.
+AGNOSTIC_FIELDS = {"message": str, "method": str, "expression": str}
+AGNOSTIC_EXPRESSIONS = ("device", "device_type", "backend")
 # Ascend's migration steps, for the per-route docs: which step a rule checks.
 STEPS = ("device", "interfaces", "distributed", "unsupported", "tuning", "transfer-to-npu")
 # by the code's family digit; fused operators (NPU5xx) are tuning advice like NPU6xx/NPU7xx
@@ -50,7 +52,7 @@ DOC_FIELDS = ("what", "why", "example", "use_instead", "fix_safety")
 OPTIONAL_DOC_FIELDS = ("target",)
 RULE_FIELDS = {
     "code", "name", "kind", "severity", "message", "fix", "doc", "references",
-    "device_use", "default_enabled", "match", "since", "until", "strategies", "step",
+    "device_use", "default_enabled", "match", "since", "until", "strategies", "step", "agnostic",
 }
 
 
@@ -104,6 +106,22 @@ def _parse_match(kind: str, raw: Any, err) -> dict:
     if kind == "symbol" and not (raw.get("symbols") or raw.get("prefixes")):
         raise err("match.symbols", "a symbol rule needs 'symbols' or 'prefixes'")
     return raw
+
+
+def _parse_agnostic(raw: Any, err) -> dict | None:
+    """The agnostic route's fix: its message, and what it writes (see docs/routes/agnostic.md)."""
+    if raw is None:
+        return None
+    _expect(raw, dict, lambda p: err("agnostic", p))
+    for key, value in raw.items():
+        if key not in AGNOSTIC_FIELDS:
+            raise err(f"agnostic.{key}", f"unknown field (allowed: {', '.join(sorted(AGNOSTIC_FIELDS))})")
+        _expect(value, AGNOSTIC_FIELDS[key], lambda p, key=key: err(f"agnostic.{key}", p))
+    if "message" not in raw:
+        raise err("agnostic.message", "missing")
+    if raw.get("expression", "device") not in AGNOSTIC_EXPRESSIONS:
+        raise err("agnostic.expression", f"not one of {', '.join(AGNOSTIC_EXPRESSIONS)}")
+    return dict(raw)
 
 
 def _parse_rule(record: Any, file: str, index: int) -> Rule:
@@ -167,6 +185,9 @@ def _parse_rule(record: Any, file: str, index: int) -> Rule:
     strategies = _expect(record.get("strategies", list(STRATEGIES)), list, lambda p: err("strategies", p))
     if not strategies or set(strategies) - set(STRATEGIES):
         raise err("strategies", f"a non-empty list of {', '.join(STRATEGIES)}")
+    agnostic = _parse_agnostic(record.get("agnostic"), err)
+    if agnostic is not None and "agnostic" not in strategies:
+        raise err("agnostic", "the rule does not serve the agnostic route (strategies)")
     step = record.get("step", DEFAULT_STEP.get(str(record["code"])[3:4], "unsupported"))
     if step not in STEPS:
         raise err("step", f"not one of {', '.join(STEPS)}")
@@ -184,6 +205,7 @@ def _parse_rule(record: Any, file: str, index: int) -> Rule:
     return Rule(
         **window,
         strategies=tuple(s for s in STRATEGIES if s in strategies),
+        agnostic=agnostic,
         step=step,
         code=code,
         name=name,

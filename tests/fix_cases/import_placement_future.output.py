@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 import torch_npu
-from torch.npu.amp import GradScaler, autocast
+from torch.amp import GradScaler, autocast
 import torch
 import torch.nn as nn
 
@@ -16,8 +16,8 @@ def main() -> None:
     args = parser.parse_args()
     model = nn.Linear(8, 2).npu()
     optimizer = torch.optim.SGD(model.parameters(), lr=args.lr)
-    scaler = GradScaler()
-    with autocast():
+    scaler = GradScaler("npu")
+    with autocast("npu"):
         loss = model(torch.randn(4, 8).npu()).sum()
     scaler.scale(loss).backward()
     scaler.step(optimizer)

@@ -5,12 +5,12 @@ import os
 try:
     import torch
     import torch_npu
-    from torch.npu.amp import autocast
+    from torch.amp import autocast
     HAS_TORCH = True
 except ImportError:
     HAS_TORCH = False
 
 
 def run(model, batch):
-    with autocast():
+    with autocast("npu"):
         return model(batch.npu())

@@ -83,8 +83,9 @@ def change_rows(change: Change) -> list[ChangeRow]:
         start = original_line(change, edit.start.line)
         end = max(original_line(change, edit.end.line), start)
         old = _segment(lines, edit.start, edit.end)
-        if edit.start == edit.end:
-            # An inserted line goes before the original line it precedes.
+        if edit.start == edit.end and "\n" in edit.content:
+            # An inserted line goes before the original line it precedes. (Text inserted inside a
+            # line, such as a `"npu", ` argument, is a change of that line, below.)
             at = original_line(change, edit.start.line) if edit.start.column else start
             rows.append(ChangeRow(at, at, "INSERT", f'insert "{snippet(edit.content)}" {label}', finding,
                                   ("insert", at, edit.content.strip())))
