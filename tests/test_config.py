@@ -103,3 +103,17 @@ def test_folders_are_walked_with_gitignore(tmp_path):
     assert "scratch.py" not in proc.stdout and "made.py" not in proc.stdout
     named = run_tool("npu_lint", "check", "--format", "concise", "--no-cache", str(tmp_path / "scratch.py"))
     assert "scratch.py" in named.stdout, "a file named directly is always checked"
+
+
+def test_a_bad_option_value_is_one_clear_message_in_every_front_end(tmp_path):
+    # The options are declared once (config/options.py) and parsed like the configuration's keys.
+    path = tmp_path / "train.py"
+    path.write_text("import torch\ntorch.cuda.synchronize()\n")
+    cli = run_tool("npu_lint", "check", "--target-torch-npu", "1.0", str(path))
+    flake8 = run_tool("flake8", "--select", "NPU", "--target-torch-npu=1.0", str(path))
+    pylint = run_tool("pylint", "--load-plugins", "npu_lint", "--target-torch-npu=1.0", str(path))
+    assert cli.returncode == 2 and "key 'target-torch-npu': unsupported torch_npu release '1.0'" in cli.stderr
+    assert "NPU000 npu-lint configuration error: flake8 options: key 'target-torch-npu'" in flake8.stdout
+    assert "F5100" in pylint.stdout and "pylint options: key 'target-torch-npu'" in pylint.stdout
+    for proc in (cli, flake8, pylint):
+        assert "Traceback" not in proc.stdout + proc.stderr

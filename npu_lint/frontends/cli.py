@@ -7,10 +7,11 @@ import sys
 
 from npu_lint import __version__
 from npu_lint.config.files import load_settings
-from npu_lint.config.settings import Settings, parse_library_versions, split_codes
+from npu_lint.config import options
+from npu_lint.config.settings import Settings, split_codes
 from npu_lint.frontends.reports import FORMATS
 from npu_lint.frontends.reports.summary import summary
-from npu_lint.knowledge.loader import STRATEGIES, RuleDataError, shipped_rules
+from npu_lint.knowledge.loader import RuleDataError, shipped_rules
 from npu_lint.run.discovery import python_files
 from npu_lint.run.parallel import check_files, default_jobs
 from npu_lint.run.progress import ProgressBar
@@ -25,16 +26,10 @@ def _settings(args: argparse.Namespace) -> Settings:
     overrides = {
         "select": split_codes(args.select) or None,
         "ignore": split_codes(args.ignore) or None,
-        "npu_chip": args.npu_chip,
-        "strategy": args.strategy,
         "extend_rules": tuple(os.path.abspath(p) for p in args.extend_rules) or None,
         "unsafe_fixes": getattr(args, "unsafe_fixes", None),
-        "library_versions": parse_library_versions(args.library_versions) if args.library_versions else None,
+        **options.overrides(vars(args), "command line"),
     }
-    if args.target_torch_npu:
-        from npu_lint.knowledge.release_data import normalize_release
-
-        overrides["target_torch_npu"] = normalize_release(args.target_torch_npu)
     paths = [p for p in args.paths if p != "-"]
     return load_settings(paths[0] if paths else os.getcwd(), overrides)
 
@@ -42,16 +37,10 @@ def _settings(args: argparse.Namespace) -> Settings:
 def _add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--select", help="comma-separated rule codes or prefixes to enable (e.g. NPU1,NPU201)")
     parser.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
-    parser.add_argument("--target-torch-npu", metavar="VERSION", help="torch_npu release to check against (default: newest)")
-    parser.add_argument("--npu-chip", metavar="CHIP", help="Ascend chip to check against (default: Atlas A2)")
     parser.add_argument("--extend-rules", action="append", default=[], metavar="FILE",
                         help="an extra rule file in the format of rules/*.yaml (may be repeated)")
-    parser.add_argument("--library-versions", metavar="LIB=VER,...", type=_library_versions,
-                        help="third-party library versions to assume where not installed, e.g. timm=0.9.16 "
-                             "(default: the newest summarised)")
-    parser.add_argument("--strategy", choices=STRATEGIES,
-                        help="migration route: manual rewrite (default), transfer_to_npu (auto), or code that "
-                             "runs on CUDA and the NPU alike (agnostic, torch 2.6 and later)")
+    for option in options.FRONT_END_OPTIONS:
+        parser.add_argument(f"--{option.key}", metavar=option.metavar, choices=option.choices, help=option.help)
 
 
 def _add_unsafe_fixes(parser: argparse.ArgumentParser, help_text: str) -> None:
@@ -60,14 +49,6 @@ def _add_unsafe_fixes(parser: argparse.ArgumentParser, help_text: str) -> None:
     group.add_argument("--unsafe-fixes", dest="unsafe_fixes", action="store_true", default=None, help=help_text)
     group.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false",
                        help="only safe fixes, whatever the configuration says (`unsafe-fixes = true`)")
-
-
-def _library_versions(value: str) -> str:
-    try:
-        parse_library_versions(value)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return value
 
 
 def _jobs_count(value: str) -> int:

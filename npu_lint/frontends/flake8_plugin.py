@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from npu_lint import __version__
-from npu_lint.core.rule import STRATEGIES
+from npu_lint.config.options import FRONT_END_OPTIONS
 
 INTERNAL_ERROR = "NPU000"
 PREFIX = "NPU"
@@ -38,18 +38,11 @@ def npu_selected(options) -> bool:
     return not any(PREFIX.startswith(code) for code in ignored)
 
 
-def _library_versions(value):
-    if not value:
-        return None
-    from npu_lint.config.settings import parse_library_versions
-
-    return parse_library_versions(value)  # a bad value stops flake8 with the message
-
-
 class NpuLintFlake8:
     name = "npu-lint"
     version = __version__
     _overrides: dict = {}
+    _option_error: str | None = None
     _selected = True
 
     def __init__(self, tree, lines: list[str], filename: str):
@@ -59,41 +52,26 @@ class NpuLintFlake8:
 
     @classmethod
     def add_options(cls, option_manager) -> None:
-        option_manager.add_option(
-            "--target-torch-npu", parse_from_config=True, default=None, metavar="VERSION",
-            help="npu-lint: torch_npu release to check against (default: newest)",
-        )
-        option_manager.add_option(
-            "--npu-chip", parse_from_config=True, default=None, metavar="CHIP",
-            help="npu-lint: Ascend chip to check against (default: Atlas A2)",
-        )
-        option_manager.add_option(
-            "--library-versions", parse_from_config=True, default=None, metavar="LIB=VER,...",
-            help="npu-lint: third-party library versions to assume, e.g. timm=0.9.16 (default: newest summarised)",
-        )
-        option_manager.add_option(
-            "--strategy", parse_from_config=True, default=None, choices=STRATEGIES,
-            help="npu-lint: migration route, manual rewrite (default), transfer_to_npu (auto) or agnostic "
-                 "(runs on CUDA and the NPU alike; torch 2.6 and later)",
-        )
+        for option in FRONT_END_OPTIONS:
+            option_manager.add_option(f"--{option.key}", parse_from_config=True, default=None,
+                                      metavar=option.metavar, choices=option.choices,
+                                      help=f"npu-lint: {option.help}")
 
     @classmethod
     def parse_options(cls, options) -> None:
         cls._selected = npu_selected(options)
-        target = getattr(options, "target_torch_npu", None)
-        if target:
-            from npu_lint.knowledge.release_data import normalize_release
+        from npu_lint.config.options import overrides
 
-            target = normalize_release(target)  # a bad value stops flake8 with the message
-        cls._overrides = {
-            "target_torch_npu": target,
-            "npu_chip": getattr(options, "npu_chip", None),
-            "strategy": getattr(options, "strategy", None),
-            "library_versions": _library_versions(getattr(options, "library_versions", None)),
-        }
+        try:
+            cls._overrides, cls._option_error = overrides(vars(options), "flake8 options"), None
+        except ValueError as exc:  # said on each file, as a bad configuration file is: no traceback
+            cls._overrides, cls._option_error = {}, str(exc)
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         if not self._selected:
+            return
+        if self._option_error:
+            yield 1, 0, f"{INTERNAL_ERROR} npu-lint configuration error: {self._option_error}", type(self)
             return
         from npu_lint.config.files import ConfigError, settings_for_file
         from npu_lint.engine.engine import engine_for

@@ -16,39 +16,24 @@ from pylint.checkers import BaseChecker
 from pylint.constants import WarningScope
 
 from npu_lint.config.files import load_settings, settings_for_file
+from npu_lint.config.options import FRONT_END_OPTIONS
+from npu_lint.config.options import overrides as options_overrides
 from npu_lint.core.findings import Confidence
 from npu_lint.core.source import SourceError, decode_source
 from npu_lint.engine.engine import CheckResult, Engine, Problem, engine_for
 from npu_lint.knowledge import torch_model
-from npu_lint.knowledge.loader import STRATEGIES, rules_with_extensions, shipped_rules
+from npu_lint.knowledge.loader import rules_with_extensions, shipped_rules
 
 _CONFIDENCE = {
     Confidence.HIGH: interfaces.HIGH,
     Confidence.INFERENCE: interfaces.INFERENCE,
     Confidence.INFERENCE_FAILURE: interfaces.INFERENCE_FAILURE,
 }
-OPTIONS = (
-    (
-        "target-torch-npu",
-        {"type": "string", "default": "", "metavar": "<version>",
-         "help": "torch_npu release to check against (default: newest)"},
-    ),
-    (
-        "npu-chip",
-        {"type": "string", "default": "", "metavar": "<chip>",
-         "help": "Ascend chip to check against (default: Atlas A2)"},
-    ),
-    (
-        "library-versions",
-        {"type": "string", "default": "", "metavar": "<lib=ver,...>",
-         "help": "third-party library versions to assume where not installed, e.g. timm=0.9.16"},
-    ),
-    (
-        "strategy",
-        {"type": "choice", "choices": ["", *STRATEGIES], "default": "", "metavar": "<manual|auto|agnostic>",
-         "help": "migration route: manual rewrite (default), transfer_to_npu (auto), or code that runs on "
-                 "CUDA and the NPU alike (agnostic, torch 2.6 and later)"},
-    ),
+OPTIONS = tuple(
+    (option.key, {"type": "choice" if option.choices else "string", "default": "",
+                  "metavar": f"<{option.metavar.lower()}>", "help": option.help,
+                  **({"choices": ["", *option.choices]} if option.choices else {})})
+    for option in FRONT_END_OPTIONS
 )
 
 # Results per module node, shared by the family checkers of one run.
@@ -56,20 +41,8 @@ _results: "weakref.WeakKeyDictionary[nodes.Module, CheckResult]" = weakref.WeakK
 
 
 def _engine_for(linter, path: str) -> Engine:
-    target = getattr(linter.config, "target_torch_npu", "") or None
-    if target:
-        from npu_lint.knowledge.release_data import normalize_release
-
-        target = normalize_release(target)
-    chip = getattr(linter.config, "npu_chip", "") or None
-    strategy = getattr(linter.config, "strategy", "") or None
-    versions = getattr(linter.config, "library_versions", "") or None
-    if versions:
-        from npu_lint.config.settings import parse_library_versions
-
-        versions = parse_library_versions(versions)
-    settings = settings_for_file(path, target_torch_npu=target, npu_chip=chip, strategy=strategy,
-                                 library_versions=versions)
+    given = {option.dest: getattr(linter.config, option.dest, "") for option in FRONT_END_OPTIONS}
+    settings = settings_for_file(path, **options_overrides(given, "pylint options"))
     return engine_for(settings, harden=False)  # pylint's own extension settings stand
 
 
