@@ -22,14 +22,33 @@ class ModuleContext:
         self.findings: list[Finding] = []
         self.scratch: dict = {}  # per-module state of checks, keyed by check
 
-    def torch_npu_import_edits(self) -> tuple[Edit, ...]:
-        """The edit that adds `import torch_npu`, or none when the module has it (cached)."""
+    def torch_npu_import_edits(self, node: nodes.NodeNG | None = None) -> tuple[Edit, ...]:
+        """The edit that adds `import torch_npu`, or none when the module has it.
+
+        Where the module imports torch at its top, the import goes there (`device_import_edits`).
+        A module that imports torch only inside functions or `if` blocks (transformers'
+        `if is_torch_available(): import torch`) gets it after the torch import that serves
+        `node`, so the module still loads without torch; a module with no torch import at all
+        gets it at its top, as the fixed code now needs the NPU registered.
+        """
         if "torch_npu_import" not in self.scratch:
             from npu_lint.analysis.torch_npu_import import imports_torch_npu
 
-            self.scratch["torch_npu_import"] = () if imports_torch_npu(self.module) else \
-                self.device_import_edits("import torch_npu")
-        return self.scratch["torch_npu_import"]
+            placed = self.device_import_edits("import torch_npu")  # none without a top torch import
+            self.scratch["torch_npu_import_top"] = bool(placed)
+            self.scratch["torch_npu_import"] = () if placed and imports_torch_npu(self.module) else placed
+        if self.scratch["torch_npu_import_top"] or imports_torch_npu_at_top(self.module):
+            return self.scratch["torch_npu_import"]
+        from npu_lint.analysis.torch_npu_import import (
+            imports_torch_npu_in, insertion_before_edit, local_torch_import, module_top_line,
+        )
+
+        stmt = local_torch_import(node) if node is not None else None
+        if stmt is not None:
+            return () if imports_torch_npu_in(stmt.scope()) else (self.insert_after(stmt),)
+        line_number = module_top_line(self.module)
+        line = self.index.line(line_number)
+        return (insertion_before_edit(line_number, line, _newline(line) if line else "\n"),)
 
     def device_import_edits(self, statement: str) -> tuple[Edit, ...]:
         """An edit adding `statement` where `import torch_npu` belongs: after `import torch`,
@@ -112,7 +131,7 @@ class ModuleContext:
             if rule.device_use and edits:
                 # The fix writes an NPU name: a fix applied alone (an editor's quick
                 # fix) must bring `import torch_npu` along; identical edits apply once.
-                edits = tuple(edits) + self.torch_npu_import_edits()
+                edits = tuple(edits) + self.torch_npu_import_edits(node)
             fix = Fix(level, rule.format_fix_message(**fields), tuple(edits))
         self.findings.append(
             Finding(
@@ -127,6 +146,12 @@ class ModuleContext:
                 related=tuple(related),
             )
         )
+
+
+def imports_torch_npu_at_top(module: nodes.Module) -> bool:
+    from npu_lint.analysis.torch_npu_import import imports_torch_npu_in
+
+    return imports_torch_npu_in(module)
 
 
 def _newline(line: str) -> str:

@@ -137,6 +137,48 @@ def _touches_device(node: nodes.NodeNG) -> bool:
     return False
 
 
+def imports_torch_npu_in(scope: nodes.NodeNG) -> bool:
+    """Whether the scope itself (not a nested function) imports torch_npu."""
+    return any(_is_package(name, TORCH_NPU) for stmt in _statements_of(scope) for name in _names(stmt))
+
+
+def local_torch_import(node: nodes.NodeNG) -> nodes.NodeNG | None:
+    """The torch import that serves `node` in a module without one at its top: the first
+    `import torch...` of the innermost enclosing function (or the module's `if`/`try` blocks)
+    that comes before `node`."""
+    scope = node.scope()
+    while scope is not None:
+        found = [stmt for stmt in _statements_of(scope) if _imports_torch(stmt) and stmt.lineno <= node.lineno]
+        if found:
+            return min(found, key=lambda stmt: stmt.lineno)
+        scope = scope.parent.scope() if scope.parent is not None else None
+    return None
+
+
+def _statements_of(scope: nodes.NodeNG):
+    """Import statements of a scope, in nested blocks too, but not in nested functions or classes."""
+    stack = list(scope.get_children())
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (nodes.Import, nodes.ImportFrom)):
+            yield node
+        elif not isinstance(node, (nodes.FunctionDef, nodes.ClassDef, nodes.Lambda)):
+            stack.extend(node.get_children())
+
+
+def module_top_line(module: nodes.Module) -> int:
+    """The line a new top-level import goes on: after the docstring and `from __future__` imports."""
+    line = 1
+    if module.doc_node is not None:
+        line = (module.doc_node.end_lineno or module.doc_node.lineno) + 1
+    for stmt in module.body:
+        if isinstance(stmt, nodes.ImportFrom) and stmt.modname == "__future__":
+            line = (stmt.end_lineno or stmt.lineno) + 1
+        elif not (isinstance(stmt, nodes.Expr) and stmt is module.body[0] and module.doc_node is not None):
+            break
+    return line
+
+
 def first_line(stmt: nodes.NodeNG) -> int:
     """Where a statement starts, decorators included."""
     decorators = getattr(stmt, "decorators", None)
