@@ -6,29 +6,13 @@ from typing import Optional
 
 from astroid import nodes
 
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import qualified_name, single_value
 
 
 def keyword(call: nodes.Call, name: str) -> Optional[nodes.NodeNG]:
     for item in call.keywords or ():
         if item.arg == name:
             return item.value
-    return None
-
-
-def single_value(name: nodes.Name) -> Optional[nodes.NodeNG]:
-    """The value of the one plain assignment to a local name in its scope, else None."""
-    try:
-        _scope, assignments = name.lookup(name.name)
-    except Exception:  # astroid raises assorted errors on odd scopes
-        return None
-    if len(assignments) != 1 or not isinstance(assignments[0], nodes.AssignName):
-        return None
-    statement = assignments[0].parent
-    if isinstance(statement, nodes.Assign) and len(statement.targets) == 1 and statement.targets[0] is assignments[0]:
-        return statement.value
-    if isinstance(statement, nodes.AnnAssign) and statement.target is assignments[0]:
-        return statement.value
     return None
 
 

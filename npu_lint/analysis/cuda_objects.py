@@ -10,7 +10,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import is_method_self, qualified_name
 from npu_lint.knowledge.cuda_surface import is_cuda_name
 
 _KEY = "cuda_object_uses"
@@ -42,7 +42,7 @@ def _link(module: nodes.Module) -> dict[nodes.Call, list[nodes.Call]]:
     for target, call in _creations(module):
         if isinstance(target, nodes.AssignName):
             local[target] = call
-        elif isinstance(target, nodes.AssignAttr) and _self_name(target.expr):
+        elif isinstance(target, nodes.AssignAttr) and is_method_self(target.expr):
             cls = target.expr.scope().parent  # _self_name: a method of this class
             attributes.setdefault((cls, target.attrname), call)  # the first creation in the class
     if not local and not attributes:
@@ -58,7 +58,7 @@ def _link(module: nodes.Module) -> dict[nodes.Call, list[nodes.Call]]:
         creation = None
         if isinstance(receiver, nodes.Name) and receiver.name in names:
             creation = _local_creation(receiver, call, local)
-        elif isinstance(receiver, nodes.Attribute) and receiver.attrname in attrs and _self_name(receiver.expr):
+        elif isinstance(receiver, nodes.Attribute) and receiver.attrname in attrs and is_method_self(receiver.expr):
             creation = attributes.get((receiver.expr.scope().parent, receiver.attrname))
         if creation is not None and creation is not call:
             links.setdefault(creation, []).append(call)
@@ -80,12 +80,3 @@ def _local_creation(receiver: nodes.Name, call: nodes.Call, local: dict) -> node
     return (before or made)[-1]
 
 
-def _self_name(node: nodes.NodeNG) -> bool:
-    """True for the first parameter of the method `node` is in (`self`)."""
-    if not isinstance(node, nodes.Name):
-        return False
-    method = node.scope()
-    if not isinstance(method, nodes.FunctionDef) or not isinstance(method.parent, nodes.ClassDef):
-        return False
-    arguments = method.args.posonlyargs + method.args.args
-    return bool(arguments) and arguments[0].name == node.name

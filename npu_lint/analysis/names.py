@@ -6,6 +6,8 @@ bound by imports, silent for everything else.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from astroid import nodes
 
 
@@ -99,3 +101,30 @@ def name_trigger(qname: str):
     if len(parts) == 2 and parts[0] != "torch":  # triton.jit: both, `jit` alone is everywhere
         return (parts[0], parts[1])
     return parts[-1]
+
+
+def single_value(name: nodes.Name) -> Optional[nodes.NodeNG]:
+    """The value of the one plain assignment to a local name in its scope, else None."""
+    try:
+        _scope, assignments = name.lookup(name.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return None
+    if len(assignments) != 1 or not isinstance(assignments[0], nodes.AssignName):
+        return None
+    statement = assignments[0].parent
+    if isinstance(statement, nodes.Assign) and len(statement.targets) == 1 and statement.targets[0] is assignments[0]:
+        return statement.value
+    if isinstance(statement, nodes.AnnAssign) and statement.target is assignments[0]:
+        return statement.value
+    return None
+
+
+def is_method_self(node: nodes.NodeNG) -> bool:
+    """A Name that is the first parameter of the method it appears in (`self`, `cls`)."""
+    if not isinstance(node, nodes.Name):
+        return False
+    method = node.scope()
+    if not isinstance(method, nodes.FunctionDef) or not isinstance(method.parent, nodes.ClassDef):
+        return False
+    arguments = method.args.posonlyargs + method.args.args
+    return bool(arguments) and arguments[0].name == node.name

@@ -14,8 +14,8 @@ import astroid
 from astroid import nodes, util
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.cpu_device import keyword, single_value
-from npu_lint.analysis.names import name_trigger, qualified_name
+from npu_lint.analysis.cpu_device import keyword
+from npu_lint.analysis.names import name_trigger, qualified_name, single_value
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.analysis.transfer import call_is_wrapped
 from npu_lint.checks.base import Check

@@ -12,7 +12,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import qualified_name, single_value
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Applicability, Confidence, Edit, Position, Related
 from npu_lint.knowledge import library_summaries
@@ -189,16 +189,10 @@ def _keyword_edit(node: nodes.Call, ctx: ModuleContext, keyword: str) -> Edit | 
 
 def _built_by(name: nodes.Name, libraries: dict[str, str]) -> str | None:
     """The qualified name of the library class whose call is this name's only assignment."""
-    try:
-        _scope, assignments = name.lookup(name.name)
-    except Exception:  # astroid raises assorted errors on odd scopes
+    value = single_value(name)
+    if not isinstance(value, nodes.Call):
         return None
-    if len(assignments) != 1 or not isinstance(assignments[0], nodes.AssignName):
-        return None
-    assign = assignments[0].parent
-    if not isinstance(assign, nodes.Assign) or not isinstance(assign.value, nodes.Call):
-        return None
-    func = assign.value.func
+    func = value.func
     root = func
     while isinstance(root, nodes.Attribute):
         root = root.expr

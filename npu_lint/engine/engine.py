@@ -15,6 +15,7 @@ from astroid import nodes, rebuilder
 from astroid.builder import AstroidBuilder
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import is_method_self
 from npu_lint.analysis.prefilter import text_words, tree_could_fire, words_could_fire, words_in_tree
 from npu_lint.checks import check_class, make_check
 from npu_lint.checks.base import Check
@@ -227,7 +228,7 @@ class _PreparsedBuilder(AstroidBuilder):
         shared by every file linted after this one, so answers would depend on file order.
         Only the method's own `self`/`cls` belongs to this module.
         """
-        if _is_first_argument(node.expr):
+        if is_method_self(node.expr):
             super().delayed_assattr(node)
 
     def _data_build(self, data: str, modname: str, path: str | None):
@@ -235,17 +236,6 @@ class _PreparsedBuilder(AstroidBuilder):
         package = path is not None and os.path.splitext(os.path.basename(path))[0] == "__init__"
         builder = rebuilder.TreeRebuilder(self._manager, data)
         return builder.visit_module(self._tree, modname, node_file, package), builder
-
-
-def _is_first_argument(node: nodes.NodeNG) -> bool:
-    """A Name that is the first parameter of the method it appears in (`self`, `cls`)."""
-    if not isinstance(node, nodes.Name):
-        return False
-    scope = node.scope()
-    if not isinstance(scope, nodes.FunctionDef) or not isinstance(scope.parent, nodes.ClassDef):
-        return False
-    arguments = scope.args.posonlyargs + scope.args.args
-    return bool(arguments) and arguments[0].name == node.name
 
 
 def build_module(text: str, path: str, tree: ast.Module | None = None) -> nodes.Module:
