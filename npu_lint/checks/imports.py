@@ -16,6 +16,7 @@ class ImportCheck(Check):
         self.modules = tuple(rule.match["modules"])
         # module or module.name -> what to use instead; the longest match wins
         self.suggestions = dict(rule.match.get("suggestions", {}))
+        self.runs_on_npu = tuple(rule.match.get("runs_on_npu", ()))
 
     def triggers(self) -> frozenset[str]:
         return frozenset(tuple(module.split(".")) if "." in module else module for module in self.modules)
@@ -25,6 +26,9 @@ class ImportCheck(Check):
             if name == module or name.startswith(module + "."):
                 return module
         return None
+
+    def _runs_on_npu(self, name: str) -> bool:
+        return any(name == part or name.startswith(part + ".") for part in self.runs_on_npu)
 
     def _suggestion(self, names: list[str]) -> str:
         best = ""
@@ -45,6 +49,8 @@ class ImportCheck(Check):
             imported = [f"{node.modname}.{name}" for name, _ in node.names]
         else:
             names = imported = [name for name, _alias in node.names]
+        if imported and all(self._runs_on_npu(name) for name in imported):
+            return  # `from deepspeed.ops.adam import DeepSpeedCPUAdam`: built for the NPU too
         for name in names:
             module = self._matched(name)
             if module:

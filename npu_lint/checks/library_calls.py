@@ -33,7 +33,8 @@ class CudaOnlyLibraryCall(Check):
     def leave_module(self, ctx: ModuleContext) -> None:
         for use in library_uses(ctx, self.modules):
             advice = self.table.advice_for(use.qname)
-            if advice is None or advice.covered_by or _inside_covered_kernel(use.node, self.table):
+            if advice is None or advice.covered_by or advice.runs_on_npu or \
+                    _inside_covered_kernel(use.node, self.table):
                 continue
             replacement, edits = _fix(ctx, use, advice)
             details = advice.advice + (f". Limits: {advice.limits}" if advice.limits else "")

@@ -29,6 +29,7 @@ class Advice:
     choose_by: Choice | None = None
     keywords_without_equivalent: frozenset[str] = frozenset()
     covered_by: str | None = None
+    runs_on_npu: str | None = None  # why this part of the library is not CUDA-only after all
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,9 +77,11 @@ def parse_table(text: str, file: str = LIBRARIES_FILE) -> LibraryTable:
                 choose_by=choose_by,
                 keywords_without_equivalent=frozenset(body.get("keywords_without_equivalent", ())),
                 covered_by=body.get("covered_by"),
+                runs_on_npu=body.get("runs_on_npu"),
             )
-            if not symbols[str(key)].advice and not symbols[str(key)].covered_by:
-                raise KeyError(f"{key}: needs advice or covered_by")
+            entry = symbols[str(key)]
+            if not (entry.advice or entry.covered_by or entry.runs_on_npu):
+                raise KeyError(f"{key}: needs advice, covered_by or runs_on_npu")
         table = LibraryTable(libraries, symbols)
         for key in symbols:
             if table.library_of(key) is None:

@@ -26,7 +26,7 @@ KIND_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "method": {"methods": list, "call": bool, "receivers": list, "replacement": str},
     "string": {"pattern": str, "argument": str, "outside_argument": str, "replace": dict, "triggers": list,
                "outside_wrapper": str, "only_in": str},
-    "import": {"modules": list, "suggestions": dict},
+    "import": {"modules": list, "suggestions": dict, "runs_on_npu": list},
     "check": {"check": str},
     "argument": {"calls": list, "argument": str, "position": int, "missing": bool, "values": list,
                  "any_call": list, "unless_called": list},
