@@ -33,7 +33,7 @@ def test_a_project_importing_its_own_package_is_not_a_library_taking_cuda_paths(
 
 
 def test_an_import_reported_as_a_cuda_only_library_is_not_reported_again():
-    text = "import torch\nfrom deepspeed.ops.adam import FusedAdam\nimport deepspeed\n"
+    text = "import torch\nfrom deepspeed.ops.transformer import DeepSpeedTransformerLayer\nimport deepspeed\n"
     codes = _codes(text, settings=AUTO)
     assert (2, "NPU401") in codes and (2, "NPU191") not in codes
     assert (3, "NPU191") in codes
