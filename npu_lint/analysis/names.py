@@ -128,3 +128,23 @@ def is_method_self(node: nodes.NodeNG) -> bool:
         return False
     arguments = method.args.posonlyargs + method.args.args
     return bool(arguments) and arguments[0].name == node.name
+
+
+def in_annotation(node: nodes.NodeNG) -> bool:
+    """Inside a type annotation (of a parameter, a return or a variable): it names a type and
+    uses nothing, so `-> torch.profiler.profile` is not a use of the CUDA profiler."""
+    child, parent = node, node.parent
+    while parent is not None:
+        if isinstance(parent, nodes.AnnAssign) and child is parent.annotation:
+            return True
+        if isinstance(parent, nodes.FunctionDef) and child is parent.returns:
+            return True
+        if isinstance(parent, nodes.Arguments) and (
+                any(child is a for a in (*parent.annotations, *parent.posonlyargs_annotations,
+                                         *parent.kwonlyargs_annotations))
+                or child is parent.varargannotation or child is parent.kwargannotation):
+            return True
+        if parent.is_statement:
+            return False
+        child, parent = parent, parent.parent
+    return False

@@ -11,7 +11,7 @@ from astroid import nodes
 from npu_lint.analysis import edits
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import in_cpu_call
-from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, is_chain_top, name_trigger, outermost_attribute
+from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, in_annotation, is_chain_top, name_trigger, outermost_attribute
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Edit
 
@@ -37,7 +37,7 @@ class SymbolCheck(Check):
         )
 
     def visit(self, node, ctx: ModuleContext) -> None:
-        if not is_chain_top(node):
+        if not is_chain_top(node) or in_annotation(node):
             return
         # One finding per chain, at its longest matching part: a prefix rule
         # flags all of `torch.backends.cudnn.benchmark`, a symbol rule flags
