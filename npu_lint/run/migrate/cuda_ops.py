@@ -30,17 +30,24 @@ class CudaOp:
     dispatch_key: str = ""  # TORCH_LIBRARY_IMPL's key (CUDA, CPU, Autograd...), when given
 
 
+def _string_end(text: str, start: int) -> int:
+    """Index just after the C/C++ string or char literal that opens at `start` (its line's end
+    when it is not closed there)."""
+    quote, j, n = text[start], start + 1, len(text)
+    while j < n and text[j] != quote and text[j] != "\n":
+        j += 2 if text[j] == "\\" else 1
+    return j + 1
+
+
 def _strip_comments(text: str) -> str:
     """Comments become spaces (newlines kept, so lines stay where they were); strings stay."""
     out, i, n = [], 0, len(text)
     while i < n:
         c = text[i]
         if c == '"' or c == "'":
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i:j + 1])
-            i = j + 1
+            j = _string_end(text, i)
+            out.append(text[i:j])
+            i = j
         elif text.startswith("//", i):
             j = text.find("\n", i)
             j = n if j < 0 else j
@@ -63,10 +70,7 @@ def _matching(text: str, start: int) -> int:
     while i < n:
         c = text[i]
         if c == '"' or c == "'":
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            i = j + 1
+            i = _string_end(text, i)
             continue
         if c in _OPEN:
             depth += 1
@@ -84,10 +88,7 @@ def _split_top(text: str, separator: str) -> list[tuple[int, str]]:
     while i < n:
         c = text[i]
         if c == '"' or c == "'":
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            i = j + 1
+            i = _string_end(text, i)
             continue
         if c in _OPEN:
             depth += 1
