@@ -38,5 +38,15 @@ class TensorGrownInLoop(Check):
         if not any(ctx.node_text(piece) == name for piece in pieces.elts):
             return
         qname = qualified_name(call.func)
-        if qname in CONCATENATIONS and enclosing_loop(node) is not None:
+        loop = enclosing_loop(node) if qname in CONCATENATIONS else None
+        if loop is not None and not _rebound_in(loop, name, node, ctx):
             ctx.report(self.rule, call, name=name, api=qname)
+
+
+def _rebound_in(loop: nodes.NodeNG, name: str, growth: nodes.Assign, ctx: ModuleContext) -> bool:
+    """The name gets a fresh value on each pass (the loop's target, or another assignment in the
+    loop, as in `for s in seqs: s = torch.cat([s, eos])`): it is not carried across passes."""
+    for target in loop.nodes_of_class((nodes.AssignName, nodes.AssignAttr)):
+        if target.parent is not growth and _target_text(target, ctx) == name:
+            return True
+    return False
