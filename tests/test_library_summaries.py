@@ -331,8 +331,8 @@ def test_a_file_without_a_summarised_import_never_loads_the_data(monkeypatch):
     engine.check_text("import torch\nx = torch.zeros(1).cuda()\n", "train.py")
     assert calls == []
     only = Engine(Settings(select=("NPU420",)))
-    assert not only.worth_checking("import torch\nx = torch.zeros(1).cuda()  # timm\n")
-    assert only.worth_checking("from timm.utils import NativeScaler\n")
+    assert not only.checks_for_text("import torch\nx = torch.zeros(1).cuda()  # timm\n")
+    assert only.checks_for_text("from timm.utils import NativeScaler\n")
 
 
 def test_summaries_load_in_a_fraction_of_a_second():

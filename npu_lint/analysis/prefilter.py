@@ -51,14 +51,10 @@ def words_in_tree(tree: ast.AST) -> tuple[set[str], str]:
     return identifiers, "\x00".join(strings)
 
 
-def tree_could_fire(tree: ast.AST, triggers: frozenset, string_triggers: frozenset[str]) -> bool:
-    """Identifier triggers (a word, or a tuple of words that must all appear), and string
-    triggers (a substring of some string literal; "^x": a string that starts with x)."""
-    return words_could_fire(words_in_tree(tree), triggers, string_triggers)
-
-
 def words_could_fire(words: tuple[set[str], str], triggers: frozenset, string_triggers: frozenset[str]) -> bool:
-    """`tree_could_fire` for the words of a tree already collected by `words_in_tree`."""
+    """Identifier triggers (a word, or a tuple of words that must all appear), and string
+    triggers (a substring of some string literal; "^x": a string that starts with x), against
+    the words of a tree collected by `words_in_tree`."""
     identifiers, strings = words
     for trigger in triggers:
         if isinstance(trigger, tuple):

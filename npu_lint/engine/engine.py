@@ -16,7 +16,7 @@ from astroid.builder import AstroidBuilder
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import is_method_self
-from npu_lint.analysis.prefilter import text_words, tree_could_fire, words_could_fire, words_in_tree
+from npu_lint.analysis.prefilter import text_words, words_could_fire, words_in_tree
 from npu_lint.checks import check_class, make_check
 from npu_lint.checks.base import Check
 from npu_lint.config.settings import Settings
@@ -89,17 +89,18 @@ class Engine:
             return bool(self.triggers or self.string_triggers)
         return any(word in text for word in self.text_triggers)
 
-    def worth_checking(self, text: str) -> bool:
-        """Both cheap stages, for front ends that hold an astroid module already (pylint)."""
+    def checks_for_text(self, text: str) -> list[Check]:
+        """Both cheap stages, for front ends that hold an astroid module already (pylint): the
+        checks to run on it (none: skip it), chosen as `check_text` chooses them."""
         if not self.could_fire(text):
-            return False
+            return []
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 tree = ast.parse(text + "\n")
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return True  # let the astroid side say what is wrong
-        return tree_could_fire(tree, self.triggers, self.string_triggers)
+            return list(self.checks)  # let the astroid side say what is wrong
+        return self.active_checks(words_in_tree(tree))
 
     def check_text(self, text: str, path: str = "<string>", tree: ast.Module | None = None) -> CheckResult:
         """Check source text; `tree` is Python's ast of it when the caller has one (flake8)."""
@@ -166,7 +167,7 @@ class Engine:
                     line=line, rule=check.rule.code,
                 ))
 
-        if self.could_fire(text):
+        if active or (active is None and self.could_fire(text)):
             for node in walk(module):
                 for check in by_type.get(type(node), ()):
                     run(check, check.visit, node, ctx)

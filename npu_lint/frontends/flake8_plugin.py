@@ -82,8 +82,6 @@ class NpuLintFlake8:
         except ConfigError as exc:
             yield 1, 0, f"{INTERNAL_ERROR} npu-lint configuration error: {exc}", type(self)
             return
-        if not engine.could_fire(text):
-            return
         try:
             result = engine.check_text(text, self.filename, tree=self.tree)
         except Exception as exc:  # never a traceback in the user's flake8 run

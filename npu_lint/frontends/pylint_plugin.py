@@ -59,10 +59,11 @@ def results_for(linter, node: nodes.Module) -> CheckResult:
         try:
             text = _module_text(node)
             engine = _engine_for(linter, node.file or "")
-            if text is None or not engine.worth_checking(text):
+            active = engine.checks_for_text(text) if text is not None else []
+            if not active:
                 _results[node] = CheckResult([], [])
-            else:
-                _results[node] = engine.check_module(node, text, node.file or "")
+            else:  # the same checks as the other front ends run on this text
+                _results[node] = engine.check_module(node, text, node.file or "", active)
         except Exception as exc:  # a bad configuration or an engine bug must not end pylint's run
             _results[node] = CheckResult([], [Problem("internal-error", f"npu-lint: {type(exc).__name__}: {exc}")])
     return _results[node]

@@ -29,7 +29,7 @@ PHASES = (
     ("rule checks: matching", re.compile(r"npu_lint/checks/|npu_lint/names\.py|npu_lint/context\.py|^walk \("), CHECK),
     ("rule checks: other", CHECK, None),
     ("ast.parse", re.compile(r"^parse \((<frozen ast>|ast\.py|.*/ast\.py)"), None),
-    ("ast prefilter", re.compile(r"npu_lint/prefilter\.py|^tree_could_fire \("), None),
+    ("ast prefilter", re.compile(r"npu_lint/prefilter\.py|^words_in_tree \("), None),
     ("trigger-word text scan", re.compile(r"^(Engine\.)?could_fire \("), None),
     ("noqa comments (tokenize)", re.compile(r"npu_lint/suppression\.py"), None),
     ("reports", re.compile(r"npu_lint/reports/|npu_lint/formats\.py"), None),
