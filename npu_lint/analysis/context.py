@@ -3,6 +3,10 @@ from __future__ import annotations
 
 from astroid import nodes
 
+from npu_lint.analysis.torch_npu_import import (
+    first_line, imports_torch_npu, imports_torch_npu_in, insertion_before_edit, insertion_edit, local_torch_import,
+    module_top_line, torch_npu_placement,
+)
 from npu_lint.config.settings import Settings
 from npu_lint.core.findings import Applicability, Confidence, Edit, Finding, Fix, Position, Related, Severity
 from npu_lint.core.rule import Rule
@@ -32,20 +36,26 @@ class ModuleContext:
         gets it at its top, as the fixed code now needs the NPU registered.
         """
         if "torch_npu_import" not in self.scratch:
-            from npu_lint.analysis.torch_npu_import import imports_torch_npu
-
-            placed = self.device_import_edits("import torch_npu")  # none without a top torch import
-            self.scratch["torch_npu_import_top"] = bool(placed)
-            self.scratch["torch_npu_import"] = () if placed and imports_torch_npu(self.module) else placed
-        if self.scratch["torch_npu_import_top"] or imports_torch_npu_at_top(self.module):
-            return self.scratch["torch_npu_import"]
-        from npu_lint.analysis.torch_npu_import import (
-            imports_torch_npu_in, insertion_before_edit, local_torch_import, module_top_line,
-        )
-
+            self.scratch["torch_npu_import"] = self._module_torch_npu_import()
+        module_edits = self.scratch["torch_npu_import"]
+        if module_edits is not None:
+            return module_edits
         stmt = local_torch_import(node) if node is not None else None
-        if stmt is not None:
-            return () if imports_torch_npu_in(stmt.scope()) else (self.insert_after(stmt),)
+        if stmt is None:
+            if "torch_npu_import_at_top" not in self.scratch:
+                self.scratch["torch_npu_import_at_top"] = self._top_insertion()
+            return self.scratch["torch_npu_import_at_top"]
+        return () if imports_torch_npu_in(stmt.scope()) else (self.insert_after(stmt),)
+
+    def _module_torch_npu_import(self) -> tuple[Edit, ...] | None:
+        """The module-wide answer, or None when it depends on where the fixed line is (the
+        module imports torch only inside functions or blocks, and not torch_npu at its top)."""
+        placed = self.device_import_edits("import torch_npu")  # none without a top torch import
+        if placed:
+            return () if imports_torch_npu(self.module) else placed
+        return () if imports_torch_npu_in(self.module) else None
+
+    def _top_insertion(self) -> tuple[Edit, ...]:
         line_number = module_top_line(self.module)
         line = self.index.line(line_number)
         return (insertion_before_edit(line_number, line, _newline(line) if line else "\n"),)
@@ -53,23 +63,17 @@ class ModuleContext:
     def device_import_edits(self, statement: str) -> tuple[Edit, ...]:
         """An edit adding `statement` where `import torch_npu` belongs: after `import torch`,
         before anything that reaches CUDA or the NPU on import (none without torch imports)."""
-        from npu_lint.analysis.torch_npu_import import first_line, torch_npu_placement
-
         placement = torch_npu_placement(self.module)
         if placement is None:
             return ()
         if not placement.before:
             return (self.insert_after(placement.stmt, statement),)
-        from npu_lint.analysis.torch_npu_import import insertion_before_edit
-
         line_number = first_line(placement.stmt)
         line = self.index.line(line_number)
         return (insertion_before_edit(line_number, line, _newline(line), statement),)
 
     def insert_after(self, stmt: nodes.NodeNG, statement: str = "import torch_npu") -> Edit:
         """An edit adding `statement` on its own line after stmt, in the file's line ending."""
-        from npu_lint.analysis.torch_npu_import import insertion_edit
-
         line = self.index.line(stmt.end_lineno or stmt.lineno)
         return insertion_edit(stmt, line, _newline(line), statement)
 
@@ -146,12 +150,6 @@ class ModuleContext:
                 related=tuple(related),
             )
         )
-
-
-def imports_torch_npu_at_top(module: nodes.Module) -> bool:
-    from npu_lint.analysis.torch_npu_import import imports_torch_npu_in
-
-    return imports_torch_npu_in(module)
 
 
 def _newline(line: str) -> str:

@@ -58,15 +58,6 @@ def _runs_on_import(stmts):
                         if isinstance(inner, (nodes.Import, nodes.ImportFrom)) and inner.lineno != stmt.lineno)
 
 
-def last_torch_import(module: nodes.Module) -> nodes.NodeNG | None:
-    """The last top-level `import torch...` / `from torch... import` statement."""
-    found = None
-    for stmt in module.body:
-        if _imports_torch(stmt):
-            found = stmt
-    return found
-
-
 def first_torch_import(module: nodes.Module) -> nodes.NodeNG | None:
     """The first `import torch` that runs on import, else the first torch import of any form."""
     imports = [stmt for stmt in _runs_on_import(module.body) if _imports_torch(stmt)]
