@@ -27,10 +27,8 @@ class Change:
     """One applied fix, as the migration report lists it."""
 
     finding: Finding
-    before: str  # the line as it was
-    after: str  # the same line with this fix alone applied
-    text: str = ""  # the text the fix was applied to (a later pass sees an already fixed text)
-    origin: tuple[int, ...] = ()  # for each line of `text`, its line in the original (0: a line a fix added)
+    text: str  # the text the fix was applied to (a later pass sees an already fixed text)
+    origin: tuple[int, ...]  # for each line of `text`, its line in the original (0: a line a fix added)
 
 
 @dataclasses.dataclass
@@ -129,20 +127,6 @@ def _pair_lines(old: list[str], new: list[str], origin: tuple[int, ...]) -> list
     return result
 
 
-def _change(text: str, finding: Finding, origin: tuple[int, ...]) -> Change:
-    """The lines one fix touches, before and after (an inserted line shows with its neighbour)."""
-    first = min(edit.start.line for edit in finding.fix.edits)
-    last = max(edit.end.line for edit in finding.fix.edits)
-    added = sum(edit.content.count("\n") - (edit.end.line - edit.start.line) for edit in finding.fix.edits)
-    before_lines = io.StringIO(text, newline="").readlines()
-    after_lines = io.StringIO(apply_edits(text, list(finding.fix.edits)), newline="").readlines()
-
-    def span(lines: list[str], start: int, end: int) -> str:
-        return "\n".join(line.rstrip("\r\n") for line in lines[start - 1:end])
-
-    return Change(finding, span(before_lines, first, last), span(after_lines, first, last + added), text, origin)
-
-
 class Fixer:
     def __init__(self, settings: Settings = Settings(), unsafe: bool = False, rules=None):
         # A fix that writes an NPU name carries the `import torch_npu` edit itself
@@ -168,7 +152,7 @@ class Fixer:
                                        finding.start.line, finding.start.column, finding.code))
             if not applied:
                 break
-            changes.extend(_change(text, finding, origin) for finding in applied)
+            changes.extend(Change(finding, text, origin) for finding in applied)
             origin = line_origin_after(origin, text, new_text)
             text = new_text
             fixed.extend(applied)

@@ -43,7 +43,6 @@ class MigratedFile:
     remaining: list[Finding]  # after the fixes, of the rules selected (advice not included)
     source_lines: list[str]  # the original text: `original` points into it
     problems: list[str]
-    fixed_lines: list[str] = dataclasses.field(default_factory=list)  # `remaining` points into these
 
 
 @dataclasses.dataclass
@@ -98,7 +97,6 @@ def migrate(source: str, output: str, settings: Settings = Settings(), unsafe: b
         files.append(MigratedFile(
             item.relative, original, outcome.changes, outcome.remaining,
             decoded.text.splitlines(), [f"{p.kind}: {p.message}" for p in outcome.problems],
-            outcome.text.splitlines(),
         ))
         if distributed_entry_points(decoded.text):
             entry_points.append(item.relative)
