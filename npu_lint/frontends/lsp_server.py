@@ -33,7 +33,7 @@ from npu_lint import __version__
 from npu_lint.config.files import load_settings
 from npu_lint.config.settings import Settings
 from npu_lint.core.findings import Applicability, Edit, Finding, Position, Severity
-from npu_lint.engine.engine import Engine, Problem, engine_for
+from npu_lint.engine.engine import Problem, engine_for
 from npu_lint.engine.suppression import NOQA
 from npu_lint.knowledge.loader import rule_by_code
 from npu_lint.run.fixer import Fixer, fixable
@@ -72,16 +72,12 @@ _FIXERS: dict[Settings, Fixer] = {}
 
 
 def _cached(cache: dict, settings: Settings, make):
-    """One engine per distinct settings (building one loads every rule)."""
+    """One fixer per distinct settings, at most 8 (a long-lived server sees settings change)."""
     if settings not in cache:
         if len(cache) >= 8:
             cache.clear()
         cache[settings] = make(settings)
     return cache[settings]
-
-
-def _engine(settings: Settings) -> Engine:
-    return engine_for(settings)
 
 
 def _fixer(settings: Settings) -> Fixer:
@@ -272,7 +268,7 @@ class Linted:
             self.settings, self.findings, self.problems = None, [], [Problem("config-error", str(exc))]
             return
         try:
-            self.findings, self.problems = lint_text(_engine(self.settings), text, path)
+            self.findings, self.problems = lint_text(engine_for(self.settings), text, path)
         except Exception as exc:  # never let one file take the editor's server down
             log.exception("npu-lint failed on %s", path)
             self.findings, self.problems = [], [Problem("internal-error", f"npu-lint failed: {type(exc).__name__}: {exc}")]

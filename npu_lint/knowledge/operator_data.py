@@ -15,10 +15,10 @@ import re
 from types import MappingProxyType
 from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
 
-import yaml
 
 from npu_lint.knowledge import release_data
 from npu_lint.knowledge.release_data import apply_changes, flatten_facts, unflatten_facts
+from npu_lint.knowledge.yaml_data import YAMLError, load_yaml
 
 DATA_FILE = "operator_support.yaml"
 SCHEMA_VERSION = 1
@@ -196,8 +196,8 @@ def parse_operator_data(text: str, source: str) -> OperatorData:
 def read_operator_data(text: str, source: str) -> "OperatorData":
     """Read the file and check its frame; releases are built when asked for."""
     try:
-        document = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as error:
+        document = load_yaml(text)
+    except YAMLError as error:
         raise ValueError(f"{source}: not valid YAML: {error}") from error
     try:
         return OperatorData(source, document)
