@@ -6,14 +6,7 @@ from typing import Optional
 
 from astroid import nodes
 
-from npu_lint.analysis.names import qualified_name, single_value
-
-
-def keyword(call: nodes.Call, name: str) -> Optional[nodes.NodeNG]:
-    for item in call.keywords or ():
-        if item.arg == name:
-            return item.value
-    return None
+from npu_lint.analysis.names import keyword, qualified_name, single_value
 
 
 _TO_DEVICE = frozenset({"to", "cuda", "npu", "cpu"})

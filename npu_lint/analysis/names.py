@@ -148,3 +148,20 @@ def in_annotation(node: nodes.NodeNG) -> bool:
             return False
         child, parent = parent, parent.parent
     return False
+
+
+def last_name(node: nodes.NodeNG) -> Optional[str]:
+    """The last identifier of `a.b.c` or `c` (a call's callee), else None."""
+    if isinstance(node, (nodes.Attribute, nodes.AssignAttr)):
+        return node.attrname
+    if isinstance(node, nodes.Name):
+        return node.name
+    return None
+
+
+def keyword(call: nodes.Call, name: str) -> Optional[nodes.NodeNG]:
+    """The value of a call's keyword argument `name`, else None."""
+    for item in call.keywords or ():
+        if item.arg == name:
+            return item.value
+    return None

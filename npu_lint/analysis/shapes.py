@@ -13,7 +13,7 @@ from typing import Callable, Iterator, Optional, Tuple
 
 from astroid import nodes
 
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import keyword, last_name, qualified_name
 
 MAX_DEPTH = 8
 
@@ -37,11 +37,7 @@ class Op:
     node: nodes.NodeNG
 
     def keyword(self, name: str) -> Optional[nodes.NodeNG]:
-        if isinstance(self.node, nodes.Call):
-            for item in self.node.keywords or ():
-                if item.arg == name:
-                    return item.value
-        return None
+        return keyword(self.node, name) if isinstance(self.node, nodes.Call) else None
 
     def argument(self, position: int, name: str) -> Optional[nodes.NodeNG]:
         """Operand at `position` (receiver or first tensor = 0), else the keyword `name`."""
@@ -82,8 +78,7 @@ def spelled(node: nodes.NodeNG, operator: str, names: frozenset) -> bool:
     if isinstance(node, nodes.BinOp):
         return node.op == operator
     if isinstance(node, nodes.Call):
-        func = node.func
-        return (func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)) in names
+        return last_name(node.func) in names
     return False
 
 
@@ -191,9 +186,7 @@ def calls_in_frame(node: nodes.NodeNG, names: frozenset) -> bool:
     """Whether the function around node calls a torch function or method named in `names`."""
     frame = node.frame()
     for call in frame.nodes_of_class(nodes.Call):
-        func = call.func
-        last = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
-        if last in names:
+        if last_name(call.func) in names:
             return True
     return False
 

@@ -11,7 +11,7 @@ from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.loops import enclosing_loop
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import keyword, qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Confidence
@@ -23,7 +23,7 @@ _DEVICE_WORDS = ("device", "dev", "gpu", "npu", "cuda", "rank")
 
 def _names_a_device(call: nodes.Call, ctx: ModuleContext) -> bool:
     """Does `.to(...)` name a device other than the CPU (not a dtype, not another tensor)?"""
-    device = next((k.value for k in call.keywords or () if k.arg == "device"), None)
+    device = keyword(call, "device")
     if device is None and call.args:
         device = call.args[0]
     if device is None:

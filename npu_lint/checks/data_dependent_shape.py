@@ -10,7 +10,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import last_name, qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Confidence
@@ -27,7 +27,7 @@ class DataDependentShape(Check):
 
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
         func = node.func
-        name = func.attrname if isinstance(func, nodes.Attribute) else func.name if isinstance(func, nodes.Name) else ""
+        name = last_name(func) or ""
         if name not in OPERATORS and name != "where":
             return
         qname = qualified_name(func)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import last_name, qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
 
@@ -28,7 +28,7 @@ class Float64Use(Check):
             if keyword.arg == "dtype" and qualified_name(keyword.value) in FLOAT64:
                 ctx.report(self.rule, keyword, what=ctx.node_text(keyword))
                 return
-        name = func.attrname if isinstance(func, nodes.Attribute) else func.name if isinstance(func, nodes.Name) else ""
+        name = last_name(func)
         if name in TAKES_DTYPE and node.args and qualified_name(node.args[0]) in FLOAT64:
             ctx.report(self.rule, node, what=ctx.node_text(node))
         elif name == "double" and isinstance(func, nodes.Attribute) and not node.args and (

@@ -14,8 +14,7 @@ import astroid
 from astroid import nodes, util
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.cpu_device import keyword
-from npu_lint.analysis.names import name_trigger, qualified_name, single_value
+from npu_lint.analysis.names import keyword, last_name, name_trigger, qualified_name, single_value
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.analysis.transfer import call_is_wrapped
 from npu_lint.checks.base import Check
@@ -54,8 +53,7 @@ class IntegerDeviceMeansCuda(Check):
 
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
         func = node.func
-        last = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
-        if last not in self.last_names:
+        if last_name(func) not in self.last_names:
             return
         api = self._callee(func)
         form = self.forms.get(api) if api else None

@@ -13,8 +13,8 @@ from typing import FrozenSet, Iterable, Optional, Tuple
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.cpu_device import explicitly_on_cpu, keyword, says_cpu
-from npu_lint.analysis.names import chain_parts, is_chain_top, name_trigger, qualified_name
+from npu_lint.analysis.cpu_device import explicitly_on_cpu, says_cpu
+from npu_lint.analysis.names import chain_parts, is_chain_top, keyword, last_name, name_trigger, qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Confidence
@@ -34,14 +34,6 @@ def normalize_api(qname: str) -> str:
     if qname.startswith("torch._tensor.Tensor."):
         return TENSOR + qname[len("torch._tensor.Tensor."):]
     return qname
-
-
-def last_name(node: nodes.NodeNG) -> Optional[str]:
-    if isinstance(node, (nodes.Attribute, nodes.AssignAttr)):
-        return node.attrname
-    if isinstance(node, nodes.Name):
-        return node.name
-    return None
 
 
 def last_parts(names: Iterable[str]) -> FrozenSet[str]:

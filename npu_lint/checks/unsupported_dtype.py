@@ -15,8 +15,8 @@ from typing import Optional, Tuple
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.cpu_device import in_cpu_call, keyword
-from npu_lint.analysis.names import qualified_name, single_value
+from npu_lint.analysis.cpu_device import in_cpu_call
+from npu_lint.analysis.names import keyword, qualified_name, single_value
 from npu_lint.checks.base import Check
 from npu_lint.checks.operator_calls import (
     TENSOR, call_on_cpu, chip_of, last_parts, load_api_table, operators_for, release_of, resolve_call, resolve_chain

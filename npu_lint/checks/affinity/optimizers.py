@@ -11,9 +11,9 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import keyword, last_name, qualified_name
 from npu_lint.checks.affinity.base import AffinityCheck
-from npu_lint.checks.operator_calls import has_star_arguments, keyword
+from npu_lint.checks.operator_calls import has_star_arguments
 from npu_lint.core.findings import Edit
 from npu_lint.knowledge import fused_operators
 
@@ -40,7 +40,7 @@ class OptimizerHasNpuFused(AffinityCheck):
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
         if not isinstance(node.func, (nodes.Name, nodes.Attribute)):
             return
-        last = node.func.attrname if isinstance(node.func, nodes.Attribute) else node.func.name
+        last = last_name(node.func)
         if "torch.optim." + last not in self.table:
             return
         name = _optimizer_name(qualified_name(node.func))
@@ -78,8 +78,7 @@ class ClipGradNormHasFused(AffinityCheck):
         return frozenset({"clip_grad_norm_"})
 
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
-        last = node.func.attrname if isinstance(node.func, nodes.Attribute) else getattr(node.func, "name", None)
-        if last != "clip_grad_norm_" or qualified_name(node.func) not in _CLIP:
+        if last_name(node.func) != "clip_grad_norm_" or qualified_name(node.func) not in _CLIP:
             return
         operator = self.available("npu_fused_optimizers")
         if operator is not None:
