@@ -156,9 +156,13 @@ def test_summary_counts_findings_and_fixes(tmp_path):
     only_unsafe = _write(tmp_path, 'DEFAULT_DEVICE = "cuda"\n', "unsafe.py")
     proc = run_tool("npu_lint", "check", "--no-cache", str(only_unsafe))
     assert _tail(proc) == ["Found 1 finding.", "No safe fixes (1 more with `npu-lint fix --unsafe-fixes`)."]
-    broken = _write(tmp_path, "def (:\n", "broken.py")
+    broken = _write(tmp_path, "import torch\nx = torch.cuda.current_device(\n", "broken.py")
     proc = run_tool("npu_lint", "check", "--no-cache", str(broken))
     assert proc.stdout.splitlines()[-1] == "Found 0 findings and 1 file that could not be checked."
+    # Naming nothing a rule looks for, a file is not parsed: its syntax error is flake8's business.
+    unrelated = _write(tmp_path, "def (:\n", "unrelated.py")
+    proc = run_tool("npu_lint", "check", "--no-cache", str(unrelated))
+    assert proc.stdout.splitlines()[-1] == "All checks passed!"
 
 
 def test_machine_formats_have_no_summary(tmp_path):

@@ -10,6 +10,8 @@ from typing import Optional
 
 from astroid import nodes
 
+from npu_lint.analysis.module_facts import facts_of
+
 
 def imported_name(statement: nodes.Import | nodes.ImportFrom, local: str) -> str | None:
     """The dotted name that `local` is bound to by an import statement."""
@@ -39,6 +41,8 @@ def qualified_name(node: nodes.NodeNG) -> str | None:
 
 
 def _name_binding(node: nodes.Name) -> str | None:
+    if node.name not in facts_of(node).import_bound:
+        return None  # no import anywhere binds it: astroid's scope lookup could not find one
     try:
         _scope, assignments = node.lookup(node.name)
     except Exception:  # astroid raises assorted errors on odd scopes

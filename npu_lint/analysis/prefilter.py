@@ -1,7 +1,9 @@
 """Which files can reach astroid at all: two cheap stages before the expensive one.
 
-1. A substring scan of the text for the trigger words of the enabled rules
-   (only when every word is long enough to be rare).
+1. The identifier-like tokens of the raw text (comments and strings included, so a superset
+   of what stage 2 sees) against the trigger words of the enabled rules, matched whole, and
+   the string triggers as substrings of the text. A file that fails this is not even parsed:
+   it names nothing any enabled rule looks for (a regex pass costs a fifth of `ast.parse`).
 2. A walk of Python's own `ast` tree: identifier triggers must appear as a
    name, an attribute or an imported module ("=word": a keyword argument); string triggers inside a string
    that is not a docstring. `use_cuda = False` or a comment that says "cuda"
@@ -10,24 +12,44 @@
 from __future__ import annotations
 
 import ast
+import re
+from typing import NamedTuple
+
+from npu_lint.analysis.module_facts import ModuleFacts
 
 _SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+# Fields that never hold a node (names, flags, contexts): not worth a getattr on every node.
+_SCALAR_FIELDS = frozenset({"ctx", "id", "attr", "name", "arg", "asname", "module", "level", "kind",
+                            "type_comment", "is_async", "conversion", "simple"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def words_in_tree(tree: ast.AST) -> tuple[set[str], str]:
-    """(identifiers, all non-docstring string constants joined by NUL) of a module."""
+class TreeWords(NamedTuple):
+    """What stage 2 reads off Python's ast of a file, once."""
+
+    identifiers: set[str]  # names, attributes, imported modules and their parts, "=keyword"
+    strings: str  # every string constant that is not a docstring, joined by NUL
+    facts: ModuleFacts
+
+
+def words_in_tree(tree: ast.AST) -> TreeWords:
+    """The identifiers, strings and name facts of a module, in one walk."""
     identifiers: set[str] = set()
     strings: list[str] = []
     docstrings: set[int] = set()
+    import_bound: set[str] = set()
+    call_roots: dict[str, set[str]] = {}
     stack = [tree]
     name, attribute, alias, import_from, constant = ast.Name, ast.Attribute, ast.alias, ast.ImportFrom, ast.Constant
-    keyword = ast.keyword
+    keyword, assign, ann_assign, call, node_class = ast.keyword, ast.Assign, ast.AnnAssign, ast.Call, ast.AST
+    child_fields = _CHILD_FIELDS
     while stack:
         node = stack.pop()
         kind = type(node)
         if kind is name:
             identifiers.add(node.id)
-        elif kind is attribute:
+            continue
+        if kind is attribute:
             identifiers.add(node.attr)
         elif kind is keyword and node.arg:
             identifiers.add("=" + node.arg)  # `device=` of a call: only "=device" triggers match it
@@ -39,23 +61,47 @@ def words_in_tree(tree: ast.AST) -> tuple[set[str], str]:
             identifiers.update(node.name.split("."))
             if node.asname:
                 identifiers.add(node.asname)
+            if node.name != "*":
+                import_bound.add(node.asname or node.name.split(".", 1)[0])
             continue
         elif kind is import_from:
             if node.module:
                 identifiers.update(node.module.split("."))
-        elif isinstance(node, _SCOPES) and node.body:
+        elif (kind is assign or kind is ann_assign) and type(node.value) is call:
+            root = _call_root(node.value)
+            for target in node.targets if kind is assign else (node.target,):
+                if type(target) is name:
+                    call_roots.setdefault(target.id, set()).add(root)
+        elif kind in _SCOPES and node.body:
             first = node.body[0]
             if type(first) is ast.Expr and type(first.value) is constant:
                 docstrings.add(id(first.value))
-        stack.extend(ast.iter_child_nodes(node))
-    return identifiers, "\x00".join(strings)
+        fields = child_fields.get(kind)
+        if fields is None:
+            fields = child_fields[kind] = tuple(f for f in kind._fields if f not in _SCALAR_FIELDS)
+        for field in fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                stack.extend(item for item in value if isinstance(item, node_class))
+            elif isinstance(value, node_class):
+                stack.append(value)
+    facts = ModuleFacts(frozenset(import_bound), {k: frozenset(v) for k, v in call_roots.items()})
+    return TreeWords(identifiers, "\x00".join(strings), facts)
 
 
-def words_could_fire(words: tuple[set[str], str], triggers: frozenset, string_triggers: frozenset[str]) -> bool:
+def _call_root(call: ast.Call) -> str:
+    """`a` of `a.b.c(...)`; "" when the callee is not rooted in a name."""
+    func = call.func
+    while type(func) is ast.Attribute:
+        func = func.value
+    return func.id if type(func) is ast.Name else ""
+
+
+def words_could_fire(words: TreeWords, triggers: frozenset, string_triggers: frozenset[str]) -> bool:
     """Identifier triggers (a word, or a tuple of words that must all appear), and string
     triggers (a substring of some string literal; "^x": a string that starts with x), against
     the words of a tree collected by `words_in_tree`."""
-    identifiers, strings = words
+    identifiers, strings = words.identifiers, words.strings
     for trigger in triggers:
         if isinstance(trigger, tuple):
             if all(word in identifiers for word in trigger):
@@ -68,8 +114,32 @@ def words_could_fire(words: tuple[set[str], str], triggers: frozenset, string_tr
     return any(("\x00" + t[1:] if t.startswith("^") else t) in strings for t in string_triggers)
 
 
-def text_words(triggers: frozenset, string_triggers: frozenset[str]) -> set[str]:
-    """The words of all triggers, for the substring scan of stage 1."""
-    words = {(t[-1] if isinstance(t, tuple) else t).lstrip("=") for t in triggers}
-    words.update(t.lstrip("^") for t in string_triggers)
-    return words
+# Trigger words are ASCII identifiers; a token that starts inside a non-ASCII one is only extra.
+_TOKEN = re.compile(r"[A-Za-z_]\w*")
+
+
+class TextScan:
+    """Stage 1: could a file with this text fire any of these triggers? Never a false "no"."""
+
+    def __init__(self, triggers: frozenset, string_triggers: frozenset[str]):
+        # word -> the triggers it may complete: a plain word or "=word" alone, a tuple with all its words
+        self._by_word: dict[str, list[tuple[str, ...]]] = {}
+        for trigger in triggers:
+            words = tuple(w.lstrip("=") for w in (trigger if isinstance(trigger, tuple) else (trigger,)))
+            self._by_word.setdefault(words[0], []).append(words)
+        self._words = frozenset(self._by_word)
+        # "^x" (a string that starts with x) needs a quote right before x in the source; the
+        # plain substring test comes first, as a regex with a leading class scans every position.
+        self._strings = tuple(
+            (t[1:], re.compile("[\"']" + re.escape(t[1:]))) if t.startswith("^") else (t, None)
+            for t in sorted(string_triggers))
+
+    def could_fire(self, text: str) -> bool:
+        for piece, quoted in self._strings:
+            if piece in text and (quoted is None or quoted.search(text)):
+                return True
+        tokens = set(_TOKEN.findall(text))
+        for word in self._words.intersection(tokens):
+            if any(all(w in tokens for w in words) for words in self._by_word[word]):
+                return True
+        return False

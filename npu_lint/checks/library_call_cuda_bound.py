@@ -12,6 +12,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import qualified_name, single_value
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Applicability, Confidence, Edit, Position, Related
@@ -189,6 +190,8 @@ def _keyword_edit(node: nodes.Call, ctx: ModuleContext, keyword: str) -> Edit | 
 
 def _built_by(name: nodes.Name, libraries: dict[str, str]) -> str | None:
     """The qualified name of the library class whose call is this name's only assignment."""
+    if facts_of(name).call_roots.get(name.name, frozenset()).isdisjoint(libraries):
+        return None  # asked for every `x.method()`: skip the scope lookup where it cannot succeed
     value = single_value(name)
     if not isinstance(value, nodes.Call):
         return None

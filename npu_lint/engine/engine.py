@@ -14,9 +14,10 @@ import astroid
 from astroid import nodes, rebuilder
 from astroid.builder import AstroidBuilder
 
+from npu_lint.analysis import module_facts
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.names import is_method_self
-from npu_lint.analysis.prefilter import text_words, words_could_fire, words_in_tree
+from npu_lint.analysis.names import is_method_self, last_name
+from npu_lint.analysis.prefilter import TextScan, TreeWords, words_could_fire, words_in_tree
 from npu_lint.checks import check_class, make_check
 from npu_lint.checks.base import Check
 from npu_lint.config.settings import Settings
@@ -25,9 +26,6 @@ from npu_lint.core.rule import Rule
 from npu_lint.knowledge import torch_model
 from npu_lint.engine.suppression import Suppressions
 from npu_lint.knowledge.loader import rules_with_extensions
-
-MIN_TEXT_TRIGGER = 4
-
 
 @dataclasses.dataclass(frozen=True)
 class Problem:
@@ -78,16 +76,11 @@ class Engine:
         self.check_triggers = [(check, check.triggers(), check.string_triggers()) for check in self.checks]
         self.triggers = frozenset().union(*(triggers for _c, triggers, _s in self.check_triggers))
         self.string_triggers = frozenset().union(*(strings for _c, _t, strings in self.check_triggers))
-        # A substring scan only rules files out when every word is long enough to be
-        # rare in text; short ones ("lu") are left to the exact identifier match on the ast.
-        words = text_words(self.triggers, self.string_triggers)
-        self.text_triggers = words if all(len(w) >= MIN_TEXT_TRIGGER for w in words) else None
+        self.text_scan = TextScan(self.triggers, self.string_triggers)
 
     def could_fire(self, text: str) -> bool:
-        """Cheap text scan: a file without any trigger word never reaches astroid."""
-        if self.text_triggers is None:
-            return bool(self.triggers or self.string_triggers)
-        return any(word in text for word in self.text_triggers)
+        """Cheap text scan: a file without any trigger word is not parsed, let alone built."""
+        return self.text_scan.could_fire(text)
 
     def checks_for_text(self, text: str) -> list[Check]:
         """Both cheap stages, for front ends that hold an astroid module already (pylint): the
@@ -118,10 +111,12 @@ class Engine:
             except (ValueError, RecursionError, MemoryError) as exc:
                 return CheckResult([], [Problem("unreadable", f"cannot parse this file: {type(exc).__name__}: {exc}")])
         try:
-            active = self.active_checks(words_in_tree(tree))
+            words = words_in_tree(tree)
+            active = self.active_checks(words)
             if not active:
                 return CheckResult([], [])
             module = build_module(text, path, tree)
+            module_facts.attach(module, words.facts)
         except (astroid.AstroidBuildingError, RecursionError, MemoryError, ValueError) as exc:
             return CheckResult([], [Problem("unreadable", f"astroid cannot build this file: {type(exc).__name__}: {exc}")])
         try:
@@ -129,7 +124,7 @@ class Engine:
         finally:
             _forget(module)
 
-    def active_checks(self, words: tuple[set[str], str]) -> list[Check]:
+    def active_checks(self, words: TreeWords) -> list[Check]:
         """The checks that could fire on a file with these words (see Check.triggers), and
         those that ride along once any other check lets the file in."""
         active = [check for check, triggers, strings in self.check_triggers
@@ -229,14 +224,51 @@ class _PreparsedBuilder(AstroidBuilder):
         shared by every file linted after this one, so answers would depend on file order.
         Only the method's own `self`/`cls` belongs to this module.
         """
-        if is_method_self(node.expr):
+        if not is_method_self(node.expr):
+            return
+        namespace = _self_namespace(node.expr)
+        if namespace is None:  # a case only inference can settle (rare): astroid's own way
             super().delayed_assattr(node)
+            return
+        values = namespace.setdefault(node.attrname, [])
+        if node not in values:
+            values.append(node)
 
     def _data_build(self, data: str, modname: str, path: str | None):
         node_file = os.path.abspath(path) if path is not None else "<?>"
         package = path is not None and os.path.splitext(os.path.basename(path))[0] == "__init__"
         builder = rebuilder.TreeRebuilder(self._manager, data)
         return builder.visit_module(self._tree, modname, node_file, package), builder
+
+
+_CLASS_METHODS = ("__new__", "__init_subclass__", "__class_getitem__")  # classmethods without a decorator
+
+
+def _self_namespace(first: nodes.Name) -> dict | None:
+    """Where `first.x = ...` belongs, read from the syntax: the class's instance attributes for
+    `self`, its locals for a classmethod's `cls`; None when only inference can tell.
+
+    astroid infers `self` for this, and that asks whether the class is a metaclass, which infers
+    every base class: the torch stubs and, for a project's own base classes, their modules built
+    from disk (a sixth of a run over the real-code set, for an answer the syntax gives).
+    """
+    method, klass = first.scope(), first.scope().parent
+    if len(method.locals.get(first.name, ())) != 1 or len(klass.locals.get(method.name, ())) != 1:
+        return None  # `self` rebound in the method, or `name = staticmethod(name)` in the class
+    if "__slots__" in klass.locals or any(_last_name(base).lower().endswith(("type", "meta", "metaclass"))
+                                          for base in klass.bases):
+        return None  # slots limit what may be assigned; a metaclass's `self` is a class
+    kinds = {_last_name(d) for d in method.decorators.nodes} if method.decorators else set()
+    if "staticmethod" in kinds:
+        return None
+    if "classmethod" in kinds or method.name in _CLASS_METHODS:
+        return klass.locals
+    return klass.instance_attrs
+
+
+def _last_name(node: nodes.NodeNG) -> str:
+    """`name` of `name`, `a.b.name` and `a.name(...)` (a decorator or a base class)."""
+    return last_name(node.func if isinstance(node, nodes.Call) else node) or ""
 
 
 def build_module(text: str, path: str, tree: ast.Module | None = None) -> nodes.Module:

@@ -1,0 +1,54 @@
+"""Name facts of a module that rules ask about for every attribute chain or call.
+
+They are read off Python's ast in the engine's prefilter walk (which visits every node
+anyway) and attached to the astroid module built from it; a module that did not come from
+the engine (pylint hands over its own) gets them from one walk of its astroid tree.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from astroid import nodes
+
+_ATTRIBUTE = "_npu_module_facts"
+
+
+@dataclasses.dataclass(frozen=True)
+class ModuleFacts:
+    # Every local name an import statement binds, anywhere in the module: a name outside
+    # it cannot be import-bound, whatever astroid's (costly) scope lookup would say.
+    import_bound: frozenset[str]
+    # name -> the root names of the calls plain assignments give it (`x = lib.Cls(...)`: "lib";
+    # "" for a callee not rooted in a name).
+    call_roots: dict[str, frozenset[str]]
+
+
+def attach(module: nodes.Module, facts: ModuleFacts) -> None:
+    setattr(module, _ATTRIBUTE, facts)
+
+
+def facts_of(node: nodes.NodeNG) -> ModuleFacts:
+    """The facts of the module `node` belongs to."""
+    module = node.root()
+    facts = getattr(module, _ATTRIBUTE, None)
+    if facts is None:
+        facts = _from_astroid(module)
+        attach(module, facts)
+    return facts
+
+
+def _from_astroid(module: nodes.NodeNG) -> ModuleFacts:
+    import_bound: set[str] = set()
+    call_roots: dict[str, set[str]] = {}
+    for node in module.nodes_of_class((nodes.Import, nodes.ImportFrom, nodes.Assign, nodes.AnnAssign)):
+        if isinstance(node, (nodes.Import, nodes.ImportFrom)):
+            import_bound.update(alias or name.split(".", 1)[0] for name, alias in node.names if name != "*")
+        elif isinstance(node.value, nodes.Call):
+            root = node.value.func
+            while isinstance(root, nodes.Attribute):
+                root = root.expr
+            root_name = root.name if isinstance(root, nodes.Name) else ""
+            for target in node.targets if isinstance(node, nodes.Assign) else (node.target,):
+                if isinstance(target, nodes.AssignName):
+                    call_roots.setdefault(target.name, set()).add(root_name)
+    return ModuleFacts(frozenset(import_bound), {k: frozenset(v) for k, v in call_roots.items()})

@@ -1,0 +1,73 @@
+"""The two cheap stages before astroid: the text scan never rules out a file the tree walk would
+let in, and the tree walk's name facts are the ones astroid's own tree gives."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import astroid
+import pytest
+
+from npu_lint.analysis.module_facts import _from_astroid
+from npu_lint.analysis.prefilter import TextScan, words_could_fire, words_in_tree
+from npu_lint.config.settings import Settings
+from npu_lint.engine.engine import engine_for
+
+HERE = Path(__file__).parent
+SOURCES = sorted(p for folder in ("fixtures", "fix_cases") for p in (HERE / folder).rglob("*.py"))
+EVERY_RULE = Settings(select=tuple(f"NPU{n}" for n in range(10)))
+
+
+def _tree(path: Path) -> ast.Module | None:
+    try:
+        return ast.parse(path.read_text(encoding="utf-8"))
+    except SyntaxError:
+        return None
+
+
+@pytest.mark.parametrize("settings", [Settings(), EVERY_RULE], ids=["default", "every-rule"])
+def test_text_scan_never_rules_out_a_file_the_tree_lets_in(settings):
+    engine = engine_for(settings)
+    let_in = 0
+    for path in SOURCES:
+        tree = _tree(path)
+        if tree is None:
+            continue
+        if engine.active_checks(words_in_tree(tree)):
+            let_in += 1
+            assert engine.could_fire(path.read_text(encoding="utf-8")), path
+    assert let_in > 20  # the fixtures do reach the checks
+
+
+@pytest.mark.parametrize("text, fires", [
+    ("x = input()", False),                  # "npu" inside a word is not a string starting with it
+    ("device = 'npu:0'", True),
+    ("use_cuda = True  # not the token cuda", True),  # comments count: the scan is a superset
+    ("use_cuda = True", False),
+    ("model = nn.DataParallel(model)", True),
+    ("DataParallel = None", False),          # a pair trigger needs both words
+    ("f(device=1)", True),
+    ("path = 'kernel.cu'", True),
+    ("from torch import nn", False),
+])
+def test_text_scan_matches_whole_words_and_quoted_prefixes(text, fires):
+    scan = TextScan(frozenset({"cuda", ("nn", "DataParallel"), "=device"}), frozenset({"^npu", ".cu"}))
+    assert scan.could_fire(text) is fires
+
+
+def test_tree_walk_words_match_the_fixtures_words():
+    tree = ast.parse('"""doc"""\nimport torch.cuda as tc\nfrom a.b import c as d\nx = tc.f(device="cuda:0")\n')
+    words = words_in_tree(tree)
+    assert {"torch", "cuda", "tc", "a", "b", "c", "d", "x", "f", "=device"} <= words.identifiers
+    assert words.strings == "cuda:0"  # the docstring is not a string trigger's business
+    assert words_could_fire(words, frozenset({"=device"}), frozenset())
+    assert not words_could_fire(words, frozenset({"device"}), frozenset())
+
+
+def test_name_facts_from_ast_equal_those_from_astroid():
+    for path in SOURCES:
+        tree = _tree(path)
+        if tree is None:
+            continue
+        module = astroid.parse(path.read_text(encoding="utf-8"))
+        assert words_in_tree(tree).facts == _from_astroid(module), path
