@@ -28,6 +28,7 @@ class TreeWords(NamedTuple):
     """What stage 2 reads off Python's ast of a file, once."""
 
     identifiers: set[str]  # names, attributes, imported modules and their parts, "=keyword"
+    attributes: set[str]  # attributes and the parts of import statements: what ".word" matches
     strings: str  # every string constant that is not a docstring, joined by NUL
     facts: ModuleFacts
 
@@ -35,6 +36,7 @@ class TreeWords(NamedTuple):
 def words_in_tree(tree: ast.AST) -> TreeWords:
     """The identifiers, strings and name facts of a module, in one walk."""
     identifiers: set[str] = set()
+    attributes: set[str] = set()
     strings: list[str] = []
     docstrings: set[int] = set()
     import_bound: set[str] = set()
@@ -51,6 +53,7 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
             continue
         if kind is attribute:
             identifiers.add(node.attr)
+            attributes.add(node.attr)
         elif kind is keyword and node.arg:
             identifiers.add("=" + node.arg)  # `device=` of a call: only "=device" triggers match it
         elif kind is constant:
@@ -58,15 +61,20 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
                 strings.append(node.value)
             continue
         elif kind is alias:
-            identifiers.update(node.name.split("."))
+            parts = node.name.split(".")
+            identifiers.update(parts)
+            attributes.update(parts)
             if node.asname:
                 identifiers.add(node.asname)
+                attributes.add(node.asname)
             if node.name != "*":
                 import_bound.add(node.asname or node.name.split(".", 1)[0])
             continue
         elif kind is import_from:
             if node.module:
-                identifiers.update(node.module.split("."))
+                parts = node.module.split(".")
+                identifiers.update(parts)
+                attributes.update(parts)
         elif (kind is assign or kind is ann_assign) and type(node.value) is call:
             root = _call_root(node.value)
             for target in node.targets if kind is assign else (node.target,):
@@ -86,7 +94,7 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
             elif isinstance(value, node_class):
                 stack.append(value)
     facts = ModuleFacts(frozenset(import_bound), {k: frozenset(v) for k, v in call_roots.items()})
-    return TreeWords(identifiers, "\x00".join(strings), facts)
+    return TreeWords(identifiers, attributes, "\x00".join(strings), facts)
 
 
 def _call_root(call: ast.Call) -> str:
@@ -98,15 +106,16 @@ def _call_root(call: ast.Call) -> str:
 
 
 def words_could_fire(words: TreeWords, triggers: frozenset, string_triggers: frozenset[str]) -> bool:
-    """Identifier triggers (a word, or a tuple of words that must all appear), and string
-    triggers (a substring of some string literal; "^x": a string that starts with x), against
-    the words of a tree collected by `words_in_tree`."""
-    identifiers, strings = words.identifiers, words.strings
+    """Identifier triggers (a word, or a tuple of words that must all appear; ".word": only as
+    an attribute or in an import statement, never a bare name), and string triggers (a substring
+    of some string literal; "^x": a string that starts with x), against the words of a tree
+    collected by `words_in_tree`."""
+    identifiers, attributes, strings = words.identifiers, words.attributes, words.strings
     for trigger in triggers:
         if isinstance(trigger, tuple):
-            if all(word in identifiers for word in trigger):
+            if all(word[1:] in attributes if word[0] == "." else word in identifiers for word in trigger):
                 return True
-        elif trigger in identifiers:
+        elif trigger[1:] in attributes if trigger[0] == "." else trigger in identifiers:
             return True
     if not string_triggers:
         return False
@@ -125,7 +134,7 @@ class TextScan:
         # word -> the triggers it may complete: a plain word or "=word" alone, a tuple with all its words
         self._by_word: dict[str, list[tuple[str, ...]]] = {}
         for trigger in triggers:
-            words = tuple(w.lstrip("=") for w in (trigger if isinstance(trigger, tuple) else (trigger,)))
+            words = tuple(w.lstrip("=.") for w in (trigger if isinstance(trigger, tuple) else (trigger,)))
             self._by_word.setdefault(words[0], []).append(words)
         self._words = frozenset(self._by_word)
         # "^x" (a string that starts with x) needs a quote right before x in the source; the

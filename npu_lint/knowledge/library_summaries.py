@@ -76,8 +76,8 @@ def _document() -> dict:
 
 
 @functools.lru_cache(maxsize=1)
-def trigger_pairs() -> frozenset[tuple[str, str]]:
-    """(library, last part of a summarised name): both must be in a file for NPU420 to look at it.
+def trigger_pairs() -> frozenset[tuple[str, ...]]:
+    """(library, [class,] last part of a summarised name): all must be in a file for NPU420 to look at it.
 
     Read from the data file's text with a pattern, without parsing it (about a millisecond), so
     that building an engine costs nothing and a file importing timm without calling any of its
@@ -86,7 +86,17 @@ def trigger_pairs() -> frozenset[tuple[str, str]]:
     from npu_lint.knowledge.location import data_file
 
     pattern = re.compile(r"\b(" + "|".join(sorted(SUMMARISED)) + r")((?:\.\w+)+)")
-    return frozenset((top, rest.rsplit(".", 1)[-1]) for top, rest in pattern.findall(data_file(DATA_NAME)))
+    return frozenset(_trigger(top, rest.split(".")[1:]) for top, rest in pattern.findall(data_file(DATA_NAME)))
+
+
+def _trigger(top: str, parts: list[str]) -> tuple[str, ...]:
+    """All words as attributes or in imports ("."): the check resolves a call through the file's
+    imports, or through the library call that built its receiver. A method (`Cls.step`: a
+    capitalised owner, by convention) is reached only where the class is named too; `step` or
+    `update` alone are on every other line of a training script."""
+    if len(parts) >= 2 and parts[-2][:1].isupper():
+        return ("." + top, "." + parts[-2], "." + parts[-1])
+    return ("." + top, "." + parts[-1])
 
 
 def versions(package: str) -> tuple[str, ...]:
