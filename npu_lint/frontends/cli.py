@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 
@@ -244,6 +245,13 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+    finally:
+        if argv is None and args.command != "server":
+            # The process ends here: leave what is left of the last files' trees to the OS.
+            # Interpreter shutdown would otherwise run one more full collection over them
+            # (measured: 5% of `check` over the real-code set). Only the command-line run does
+            # this; a caller passing argv (tests, scripts) keeps its collector as it was.
+            gc.freeze()
 
 
 if __name__ == "__main__":
