@@ -21,18 +21,29 @@ def python_files(paths: list[str], settings: Settings | None = None) -> Iterator
         if os.path.isdir(path):
             root = os.path.realpath(path)
             ignored = git_ignored(path)
+
+            def real(entry: str) -> str:
+                # os.walk follows no folder link, so below the walked folder only the entry
+                # itself can be a link: its real path is the root's plus the rest, without
+                # realpath's lstat of every component.
+                if os.path.islink(entry):
+                    return os.path.realpath(entry)
+                if not entry.startswith(path):
+                    return os.path.realpath(entry)
+                return os.path.join(root, entry[len(path):].lstrip(os.sep))
+
             for folder, dirs, files in os.walk(path):  # never follows links to folders
                 dirs[:] = sorted(
                     d for d in dirs
                     if d not in SKIPPED_DIRS and not d.endswith(".egg-info")
                     and not settings.excludes(os.path.join(folder, d))
-                    and os.path.realpath(os.path.join(folder, d)) not in ignored
+                    and not (ignored and real(os.path.join(folder, d)) in ignored)
                 )
                 for name in sorted(files):
                     candidate = os.path.join(folder, name)
                     if name.endswith((".py", ".pyi")) and not settings.excludes(candidate) and (
                         not os.path.islink(candidate) or _inside(os.path.realpath(candidate), root)
-                    ) and os.path.realpath(candidate) not in ignored:
+                    ) and not (ignored and real(candidate) in ignored):
                         yield candidate
         else:
             yield path
