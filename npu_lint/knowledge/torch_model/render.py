@@ -26,6 +26,9 @@ class Stub(NamedTuple):
     source: str
     # (class name or "" for module level, function name) -> "T" | "S"; absent means "O"
     returns: dict[tuple[str, str], str]
+    # class name -> (index of its `class` line in source.split("\n"), number of lines), so the
+    # hook can build a class's body only when something asks for it
+    classes: dict[str, tuple[int, int]] = {}
 
 
 def _split(qname: str) -> tuple[str, str]:
@@ -102,8 +105,11 @@ def render(module: str) -> Stub | None:
     body: list[str] = [CATCH_ALL.rstrip()]
     for name in data.names(record, "val") + data.names(record, "ext"):
         body.append(f"{name}: object")
+    spans: dict[str, tuple[int, int]] = {}
     for name in _ordered_classes(module, data.names(record, "cls")):
-        body.extend(_class_source(name, data.class_record(f"{module}.{name}") or {}, ref, returns))
+        lines = _class_source(name, data.class_record(f"{module}.{name}") or {}, ref, returns)
+        spans[name] = (len(body), sum(line.count("\n") + 1 for line in lines))  # decorators: 2 lines
+        body.extend(lines)
     for kind in "TO":
         for name in data.names(record, "fn" + kind):
             body.append(f"def {name}(): pass")
@@ -117,4 +123,11 @@ def render(module: str) -> Stub | None:
     imports = sorted(record.get("imp", {}).items())
     head = [f"from {home} import {', '.join(names.split())}" for home, names in imports]
     head.extend(f"import {target} as {name}" for name, target in sorted(record.get("mod", {}).items()))
-    return Stub("\n".join(head + ref.lines() + body) + "\n", returns)
+    elements = head + ref.lines() + body
+    first_line, line = [], 0  # an element may hold several lines (CATCH_ALL)
+    for element in elements:
+        first_line.append(line)
+        line += element.count("\n") + 1
+    offset = len(elements) - len(body)
+    classes = {name: (first_line[offset + start], count) for name, (start, count) in spans.items()}
+    return Stub("\n".join(elements) + "\n", returns, classes)
