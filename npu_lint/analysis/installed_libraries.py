@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import functools
 import importlib.machinery
-import importlib.metadata
 import json
 import os
 import re
 import sys
 from pathlib import Path
 
-from npu_lint.analysis.library_cuda import analyse_package
 from npu_lint.knowledge.library_summaries import SUMMARISED, CudaUse, Summary, decode_use, encode_use
 
 # Never analysed: torch itself (the rules know it), this tool and its own dependencies.
@@ -62,6 +60,9 @@ def installed_summary(package: str) -> Summary | None:
     cached = _read_cache(package, version)
     if cached is not None:
         return cached
+    # Imported here: only a library without a cached summary needs the reader (or its import time).
+    from npu_lint.analysis.library_cuda import analyse_package
+
     bound, aliases = analyse_package(_sources(folder, site), package)
     summary = Summary(package, version, bound, aliases)
     _write_cache(summary)
@@ -69,6 +70,8 @@ def installed_summary(package: str) -> Summary | None:
 
 
 def _version(site: Path, package: str) -> str | None:
+    import importlib.metadata  # only where a library is analysed: not every run pays its import
+
     wanted = re.sub(r"[-_.]+", "_", package).lower()
     try:
         for dist in importlib.metadata.distributions(path=[str(site)]):

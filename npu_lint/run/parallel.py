@@ -11,8 +11,6 @@ import contextlib
 import gc
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterable, Sequence
 
 from npu_lint.config.settings import Settings
@@ -62,6 +60,8 @@ def _largest_first(items: Sequence, size: Callable[[object], int]) -> list[int]:
 
 def _run_pool(function, initializer, initargs, items: list, jobs: int, size, progress=None) -> list:
     """function(item) for each item in a pool, returned in the items' order."""
+    from concurrent.futures import ProcessPoolExecutor  # a run in one process never needs it
+
     order = _largest_first(items, size)
     results: list = [None] * len(items)
     workers = min(jobs, max(1, len(items) // MIN_FILES_PER_WORKER))
@@ -76,6 +76,8 @@ def _run_pool(function, initializer, initargs, items: list, jobs: int, size, pro
 
 def _pool_or_inline(function, initializer, initargs, items: list, jobs: int, size) -> list:
     if jobs > 1 and len(items) >= 2 * MIN_FILES_PER_WORKER:
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             return _run_pool(function, initializer, initargs, items, jobs, size)
         except BrokenProcessPool as exc:  # a worker died (killed, out of memory): finish here
@@ -192,6 +194,8 @@ def _check_files(paths: list[str], settings: Settings, jobs: int, cache_folder: 
                 results[index] = checked_here(path)
             return results  # type: ignore[return-value]
         folder = str(cache.folder) if cache is not None and cache.enabled else None
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             checked = _run_pool(_check_path, _init_pool_worker, (settings, folder),
                                 [path for _, path, _ in todo], jobs, size=dict((p, s) for _, p, s in todo).__getitem__,
