@@ -18,6 +18,7 @@ import dataclasses
 from collections import deque
 from typing import Iterable
 
+from npu_lint.core.python_ast import dotted_parts
 from npu_lint.knowledge.library_summaries import CudaUse
 
 # torch.cuda names that do no harm where CUDA is absent: tests, lazy seeding, cache and memory
@@ -171,21 +172,9 @@ def _read_module(module: _Module, modules, functions, classes) -> None:
     define(module.tree.body, module.name, None)
 
 
-def _dotted(node: ast.AST) -> list[str] | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    parts.reverse()
-    return parts
-
-
 def _resolve(module: _Module, node: ast.AST) -> str | None:
     """The absolute dotted name of a Name/Attribute chain, through the module's imports and defs."""
-    parts = _dotted(node)
+    parts = dotted_parts(node)
     if not parts:
         return None
     root = module.defs.get(parts[0]) or module.imports.get(parts[0])
@@ -417,7 +406,7 @@ class _BodyReader:
     def _callee(self, func: ast.AST) -> str | None:
         """The library function a call reaches: a module function, a class (its __init__), a
         method of self/cls/super() (through the bases that the library defines)."""
-        parts = _dotted(func)
+        parts = dotted_parts(func)
         cls = self.function.cls
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) \
                 and isinstance(func.value.func, ast.Name) and func.value.func.id == "super" and cls:

@@ -7,17 +7,9 @@ from __future__ import annotations
 import ast
 from typing import Iterable, List, Optional, Set
 
+from npu_lint.core.python_ast import dotted_name
 
-def dotted_name(node: ast.AST) -> Optional[str]:
-    """`a.b.c` for a chain of attribute accesses on a name, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
+__all__ = ["dotted_name"]  # re-exported: the generators read names through this module
 
 
 def string_list(node: ast.AST) -> Optional[List[str]]:

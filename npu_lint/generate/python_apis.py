@@ -16,6 +16,7 @@ import ast
 import dataclasses
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
+from npu_lint.core.python_ast import dotted_name
 from npu_lint.generate.aten_ops import Overload
 from npu_lint.generate.op_classes import CPU_FALLBACK, FAILS_ON_NPU, NO_KERNEL, RUNS_ON_NPU
 from npu_lint.generate.source_calls import CallSite, call_sites, import_aliases, parameters
@@ -147,21 +148,15 @@ def _function_table(tree: ast.Module) -> Tuple[Dict[str, ast.FunctionDef], Dict[
             if isinstance(value, ast.Name):
                 bound[target] = [value.id]
             elif isinstance(value, ast.Call):
-                func = _dotted(value.func)
+                func = dotted_name(value.func)
                 if func == "_add_docstr" and value.args:
-                    inner = _dotted(value.args[0])
+                    inner = dotted_name(value.args[0])
                     if inner:
                         bound[target] = [inner]
                 elif func == "boolean_dispatch":
-                    targets = [_dotted(k.value) for k in value.keywords if k.arg in ("if_true", "if_false")]
+                    targets = [dotted_name(k.value) for k in value.keywords if k.arg in ("if_true", "if_false")]
                     bound[target] = [t for t in targets if t]
     return defs, bound
-
-
-def _dotted(node: ast.AST) -> Optional[str]:
-    from npu_lint.generate.ast_reading import dotted_name
-
-    return dotted_name(node)
 
 
 def _normalize_target(target: str) -> str:
@@ -289,7 +284,7 @@ def module_paths(sources: TorchSources, resolver: FunctionalResolver, aten: Mapp
             if isinstance(item, ast.FunctionDef) and item.name == name:
                 return item, aliases, class_name
         for base in node.bases:
-            base_name = _dotted(base)
+            base_name = dotted_name(base)
             if base_name:
                 found = method(base_name.split(".")[-1], name, depth + 1)
                 if found:

@@ -16,6 +16,7 @@ import dataclasses
 import sys
 import warnings
 
+from npu_lint.core.python_ast import dotted_name
 from npu_lint.run.migrate.cuda_ops import CudaOp
 
 TIPS = "User-defined CUDA Operator."
@@ -42,15 +43,6 @@ def project_modules(relatives: list[str]) -> frozenset[str]:
             if parts[start:]:
                 names.add(".".join(parts[start:]))
     return frozenset(names)
-
-
-def _dotted(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr}" if base else None
-    return None
 
 
 def _bindings(tree: ast.Module) -> dict[str, str]:
@@ -95,7 +87,7 @@ def find_calls(text: str, relative: str, ops: list[CudaOp], own: frozenset[str])
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
-        written = _dotted(node.func)
+        written = dotted_name(node.func)
         if not written:
             continue
         head, _, rest = written.partition(".")
