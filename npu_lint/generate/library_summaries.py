@@ -24,6 +24,7 @@ from typing import NamedTuple, Optional, Sequence
 
 from npu_lint.analysis.library_cuda import analyse_package
 from npu_lint.generate.wheel_cache import WheelFetchError, cache_root, fetch_wheel
+from npu_lint.generate.yaml_output import write_or_check
 from npu_lint.knowledge.library_summaries import DATA_NAME, encode_use
 
 GENERATOR = "python -m npu_lint.generate.library_summaries"
@@ -149,17 +150,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for version, summary in versions.items():
             print(f"  {package} {version}: {len(summary['bound'])} CUDA-bound, {len(summary['aliases'])} aliases",
                   file=sys.stderr)
-    current = args.output.read_text(encoding="utf-8") if args.output.exists() else None
-    if args.check:
-        if current == text:
-            print(f"{args.output.name} is up to date")
-            return 0
-        print(f"{args.output.name} is stale: run `{GENERATOR}`")
-        return 1
-    if current != text:
-        args.output.write_text(text, encoding="utf-8")
-        print(f"wrote {args.output.name} ({len(text.encode('utf-8'))} bytes)")
-    return 0
+    return 0 if write_or_check(args.output, text, args.check, GENERATOR) else 1
 
 
 if __name__ == "__main__":

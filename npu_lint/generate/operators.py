@@ -31,7 +31,7 @@ from npu_lint.generate.torch_npu_releases import (
 )
 from npu_lint.generate.torch_sources import TorchWheelError
 from npu_lint.generate.wheel_cache import WheelFetchError, cache_dir, fetch_wheel
-from npu_lint.generate.yaml_output import dump_yaml
+from npu_lint.generate.yaml_output import dump_yaml, write_or_check
 from npu_lint.knowledge import release_data
 from npu_lint.knowledge.operator_data import DATA_FILE, SCHEMA_VERSION, parse_operator_data
 from npu_lint.knowledge.release_data import apply_changes, flatten_facts
@@ -183,23 +183,6 @@ def read_all(ascend_root: Path, quiet: bool) -> Tuple[List[dict], List[ReleaseOp
     return records, results
 
 
-def _compare(path: Path, text: str, check: bool, label: str, summarize=None) -> bool:
-    """True when the file is (or now is) up to date."""
-    current = path.read_text(encoding="utf-8") if path.exists() else None
-    if current == text:
-        print(f"{label} is up to date" if check else f"{label} unchanged")
-        return True
-    if check:
-        print(f"{label} is stale: run `{GENERATOR}`" + (" (the file does not exist)" if current is None else ""))
-        if current is not None and summarize is not None:
-            for line in summarize(current, text):
-                print(f"  {line}")
-        return False
-    path.write_text(text, encoding="utf-8")
-    print(f"wrote {label} ({len(text.encode('utf-8'))} bytes)")
-    return True
-
-
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog=GENERATOR, description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true",
@@ -221,8 +204,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     text = render(build_document(records, [r.facts() for r in results]))
     verify_round_trip(text, records, [r.facts() for r in results])
     docs = render_docs(records, results)
-    fresh = _compare(args.output, text, args.check, args.output.name, summarize_differences)
-    fresh = _compare(args.docs, docs, args.check, args.docs.name) and fresh
+    fresh = write_or_check(args.output, text, args.check, GENERATOR, summarize_differences)
+    fresh = write_or_check(args.docs, docs, args.check, GENERATOR) and fresh
     return 0 if fresh else 1
 
 

@@ -20,7 +20,7 @@ import yaml
 
 from npu_lint.generate.wheel_cache import WheelFetchError, cache_dir, fetch_wheel, sha256_of
 from npu_lint.generate.wheel_facts import WheelReadError, read_wheel
-from npu_lint.generate.yaml_output import dump_yaml
+from npu_lint.generate.yaml_output import dump_yaml, write_or_check
 from npu_lint.knowledge.release_data import SCHEMA_VERSION, apply_changes, flatten_facts, load_release_data
 
 
@@ -266,22 +266,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(_count_line(record, facts), file=sys.stderr)
         for note, where in sorted(notes.items()):
             print(f"note: {note} [{_release_span(where)}]", file=sys.stderr)
-    current = args.output.read_text(encoding="utf-8") if args.output.exists() else None
-    if args.check:
-        if current == text:
-            print(f"{args.output.name} is up to date")
-            return 0
-        print(f"{args.output.name} is stale: run `{GENERATOR}`")
-        for line in (["the file does not exist"] if current is None
-                     else summarize_differences(current, text)):
-            print(f"  {line}")
-        return 1
-    if current != text:
-        args.output.write_text(text, encoding="utf-8")
-        print(f"wrote {args.output.name} ({len(text.encode('utf-8'))} bytes)")
-    else:
-        print(f"{args.output.name} unchanged")
-    return 0
+    return 0 if write_or_check(args.output, text, args.check, GENERATOR, summarize_differences) else 1
 
 
 def _release_span(names: List[str]) -> str:

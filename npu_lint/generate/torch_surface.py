@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 
 from npu_lint.generate.wheel_cache import cache_root
-from npu_lint.generate.yaml_output import dump_yaml
+from npu_lint.generate.yaml_output import dump_yaml, write_or_check
 
 GENERATOR = "python -m npu_lint.generate.torch_surface"
 DEFAULT_OUTPUT = Path(__file__).resolve().parents[2] / "data" / "torch_surface.yaml"
@@ -175,12 +175,7 @@ def main(argv=None) -> int:
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
     args = parser.parse_args(argv)
     text = render(build(args.wheels))
-    if args.check:
-        stale = not args.output.exists() or args.output.read_text(encoding="utf-8") != text
-        print(f"{args.output.name}: {'stale' if stale else 'up to date'}")
-        return 1 if stale else 0
-    args.output.write_text(text, encoding="utf-8")
-    return 0
+    return 0 if write_or_check(args.output, text, args.check, GENERATOR) else 1
 
 
 if __name__ == "__main__":
