@@ -129,6 +129,21 @@ LazyStubClass.__name__ = "ClassDef"
 _CLASS_HOLDER = "_npu_lint_stub_class_body"  # not a torch name: the stub cache leaves it alone
 
 
+def _add_functions(module: nodes.Module, stub) -> None:
+    """The module's `def name(): pass` functions, made as nodes directly (as astroid's
+    raw_building does for a live module): parsing them was most of a module stub's build."""
+    line = stub.functions_line
+    for name in stub.functions:
+        func = nodes.FunctionDef(name, lineno=line, col_offset=0, parent=module, end_lineno=line, end_col_offset=0)
+        arguments = nodes.Arguments(vararg=None, kwarg=None, parent=func)
+        arguments.postinit(args=[], defaults=[], kwonlyargs=[], kw_defaults=[], annotations=[], posonlyargs=[],
+                           kwonlyargs_annotations=[], posonlyargs_annotations=[])
+        func.postinit(args=arguments, body=[nodes.Pass(lineno=line, col_offset=0, parent=func,
+                                                       end_lineno=line, end_col_offset=0)])
+        module.body.append(func)
+        module.set_local(name, func)
+
+
 def _make_lazy(module: nodes.Module, stub) -> None:
     """Empty the classes of a stub built from its shell source, to be built on first use."""
     lines = stub.source.split("\n")
@@ -200,6 +215,8 @@ def build_stub(name: str) -> nodes.Module:
     except AstroidBuildingError:  # a data bug must not break linting: degrade to catch-all
         record, stub = None, None
         module = builder.string_build(render.CATCH_ALL, name)
+    if stub is not None:
+        _add_functions(module, stub)
     _attach("", module.body, stub.returns if stub else {})
     if stub is not None:
         _make_lazy(module, stub)

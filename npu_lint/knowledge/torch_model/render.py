@@ -29,6 +29,10 @@ class Stub(NamedTuple):
     # class name -> (index of its `class` line in source.split("\n"), number of lines), so the
     # hook can build a class's body only when something asks for it
     classes: dict[str, tuple[int, int]] = {}
+    # module-level functions, which the hook makes as nodes directly (no parse) at line
+    # `functions_line` (1-based), where the source holds a comment in their place
+    functions: tuple[str, ...] = ()
+    functions_line: int = 0
 
 
 def _split(qname: str) -> tuple[str, str]:
@@ -110,9 +114,12 @@ def render(module: str) -> Stub | None:
         lines = _class_source(name, data.class_record(f"{module}.{name}") or {}, ref, returns)
         spans[name] = (len(body), sum(line.count("\n") + 1 for line in lines))  # decorators: 2 lines
         body.extend(lines)
+    functions_at = len(body)
+    body.append("# module-level functions: made by the hook")
+    functions: list[str] = []
     for kind in "TO":
         for name in data.names(record, "fn" + kind):
-            body.append(f"def {name}(): pass")
+            functions.append(name)
             if kind == "T":
                 returns[("", name)] = kind
     for name, qname in sorted(record.get("ins", {}).items()):
@@ -130,4 +137,11 @@ def render(module: str) -> Stub | None:
         line += element.count("\n") + 1
     offset = len(elements) - len(body)
     classes = {name: (first_line[offset + start], count) for name, (start, count) in spans.items()}
-    return Stub("\n".join(elements) + "\n", returns, classes)
+    return Stub("\n".join(elements) + "\n", returns, classes, tuple(functions), first_line[offset + functions_at] + 1)
+
+
+def full_source(stub: Stub) -> str:
+    """The stub as one Python source, functions written out (for reading and tests)."""
+    lines = stub.source.split("\n")
+    at = stub.functions_line - 1
+    return "\n".join(lines[:at] + [f"def {name}(): pass" for name in stub.functions] + lines[at + 1:])
