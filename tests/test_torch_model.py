@@ -479,3 +479,33 @@ def test_a_users_assignment_never_changes_the_shared_model():
     assert [v.qname() for v in node.inferred()] == ["torch.cuda.synchronize"]
     after = engine.check_text("import torch\nimport torch_npu\nt = torch.cuda.synchronize\n", "a.py").findings
     assert after == before
+
+
+def test_class_bodies_are_built_on_first_use_and_equal_the_full_stub():
+    """A stub class is a shell until something reads its members; then it has exactly the members
+    (and return kinds) the full rendering gives, at the same lines, frozen like the rest."""
+    _drop_stubs()
+    module = astroid.MANAGER.ast_from_module_name("torch.cuda")
+    stream = module.locals["Stream"][0]
+    assert isinstance(stream, hook.LazyStubClass) and stream.__dict__["_npu_pending"] is not None
+    assert stream.qname() == "torch.cuda.Stream" and stream.lineno > 1
+    check_inference("import torch\ntorch.cuda.Stream().synchronize", "bound", "torch.cuda.Stream.synchronize")
+    assert stream.__dict__["_npu_pending"] is None
+    full = AstroidBuilder(astroid.MANAGER, apply_transforms=False).string_build(
+        render.full_source(render.render("torch.cuda")), "x_full_torch_cuda")
+    expected = next(n for n in full.body if isinstance(n, nodes.ClassDef) and n.name == "Stream")
+    assert sorted(stream.locals) == sorted(expected.locals)
+    assert {n: v[0].lineno for n, v in stream.locals.items()} == {n: v[0].lineno for n, v in expected.locals.items()}
+    assert isinstance(stream.locals, hook.FrozenNamespace)
+    assert all(isinstance(f, hook.StubFunction) for f in stream.mymethods())
+
+
+def test_module_functions_are_made_with_the_data_return_kinds():
+    _drop_stubs()
+    module = astroid.MANAGER.ast_from_module_name("torch")
+    stub = render.render("torch")
+    assert stub.functions and all(name in module.locals for name in stub.functions)
+    randn = module.locals["randn"][0]
+    assert isinstance(randn, hook.StubFunction) and randn.npu_returns == "T" and randn.args.args is None
+    assert randn.lineno == stub.functions_line
+    check_inference("import torch\ntorch.randn(3)", "instance", "torch.Tensor")
