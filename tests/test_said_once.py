@@ -48,3 +48,14 @@ def test_a_name_read_after_hasattr_asked_for_it_is_not_reported():
     codes = _codes(text)
     assert (2, "NPU101") in codes and (4, "NPU101") in codes
     assert [line for line, code in codes if code == "NPU102"] == [5]  # a guard for another name
+
+
+def test_a_library_name_handed_on_by_a_local_alias_is_said_where_it_is_assigned():
+    # peft's tests/test_loraplus.py: `optimizer_cls = bnb.optim.Adam8bit`, then
+    # `create_loraplus_optimizer(optimizer_cls=optimizer_cls)`: one finding, the hand-on related.
+    text = ("import bitsandbytes as bnb\n\n\ndef build(model, make):\n"
+            "    optimizer_cls = bnb.optim.Adam8bit\n    other = optimizer_cls\n"
+            "    make(optimizer_cls=other)\n    return optimizer_cls(model.parameters())\n")
+    findings = [f for f in Engine().check_text(text).findings if f.code == "NPU403"]
+    assert [f.start.line for f in findings] == [5, 8]  # the assignment, and the call (its own advice)
+    assert [r.start.line for r in findings[0].related] == [6, 7]

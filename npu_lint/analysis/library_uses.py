@@ -29,6 +29,9 @@ class LibraryUse:
     library: str  # the library module: apex
     binding: nodes.NodeNG  # the import statement the name comes from
     role: str  # call, decorator, base class, reference
+    # For a name that is a local alias (`opt_cls = bnb.optim.Adam8bit`), the value of that one
+    # assignment (`bnb.optim.Adam8bit`), which names the library itself; else None.
+    via: nodes.NodeNG | None = None
 
 
 def library_uses(ctx: ModuleContext, modules: tuple[str, ...]) -> list[LibraryUse]:
@@ -140,8 +143,21 @@ class _Resolver:
             qname, binding = resolved
             if any(part.startswith("__") for part in qname.split(".")):
                 continue  # `apex.__version__`: a question about the package, not a use of it
-            found.append(LibraryUse(top, qname, self.library_of(qname), binding, _role(top)))
+            found.append(LibraryUse(top, qname, self.library_of(qname), binding, _role(top), _alias_value(name)))
         return sorted(found, key=lambda use: (use.node.lineno, use.node.col_offset))
+
+
+def _alias_value(name: nodes.Name) -> nodes.NodeNG | None:
+    """The value of the one plain assignment that binds `name` in its scope (ignoring import
+    fallbacks), when that is what binds it; None for a name an import binds."""
+    try:
+        _scope, assignments = name.lookup(name.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return None
+    bound = [a for a in assignments if not _is_fallback(a)]
+    if len(bound) == 1 and isinstance(bound[0], nodes.AssignName) and isinstance(bound[0].parent, nodes.Assign):
+        return bound[0].parent.value
+    return None
 
 
 def _chain_root(node: nodes.NodeNG) -> nodes.Name | None:

@@ -15,7 +15,7 @@ from npu_lint.analysis.library_uses import LibraryUse, library_uses
 from npu_lint.analysis.names import imported_name, qualified_name
 from npu_lint.analysis.torch_npu_import import imports_torch_npu
 from npu_lint.checks.base import Check
-from npu_lint.core.findings import Edit
+from npu_lint.core.findings import Edit, Related
 from npu_lint.knowledge.library_advice import Advice, table
 
 
@@ -31,19 +31,55 @@ class CudaOnlyLibraryCall(Check):
         return frozenset(tuple(module.split(".")) if "." in module else module for module in self.modules)
 
     def leave_module(self, ctx: ModuleContext) -> None:
-        for use in library_uses(ctx, self.modules):
-            advice = self.table.advice_for(use.qname)
-            if advice is None or advice.covered_by or advice.runs_on_npu or \
-                    _inside_covered_kernel(use.node, self.table):
+        uses = [use for use in library_uses(ctx, self.modules) if self._reported(use)]
+        related = _passed_on(ctx, uses)
+        for use in uses:
+            if use.node in related.folded:
                 continue
+            advice = self.table.advice_for(use.qname)
             replacement, edits = _fix(ctx, use, advice)
             details = advice.advice + (f". Limits: {advice.limits}" if advice.limits else "")
             ctx.report(
-                self.rule, use.node, edits=edits,
+                self.rule, use.node, edits=edits, related=tuple(related.of.get(use.node, ())),
                 qname=use.qname, library=self.table.libraries[use.library], role=use.role,
                 details=details,
                 fix=f"Replace with `{replacement}`" if replacement else "Port this use by hand",
             )
+
+    def _reported(self, use: LibraryUse) -> bool:
+        advice = self.table.advice_for(use.qname)
+        return not (advice is None or advice.covered_by or advice.runs_on_npu
+                    or _inside_covered_kernel(use.node, self.table))
+
+
+class _Folded:
+    def __init__(self):
+        self.folded: set[nodes.NodeNG] = set()
+        self.of: dict[nodes.NodeNG, list[Related]] = {}
+
+
+def _passed_on(ctx: ModuleContext, uses: list[LibraryUse]) -> _Folded:
+    """A local alias passed on (`optimizer_cls=opt_cls`) names nothing new: it is a related place of
+    the finding where the alias is assigned (`opt_cls = bnb.optim.Adam8bit`), not a finding again.
+    Calls, decorators and base classes through an alias stay findings of their own: each carries
+    its own advice, and a fix that edits its arguments."""
+    by_node = {use.node: use for use in uses}
+
+    def anchor(use: LibraryUse) -> LibraryUse:
+        seen = set()
+        while use.role == "reference" and use.via in by_node and use.node not in seen:
+            seen.add(use.node)  # `b = a; a = b` cannot happen in one scope, but never loop
+            use = by_node[use.via]
+        return use
+
+    result = _Folded()
+    for use in uses:
+        target = anchor(use)
+        if target is not use:
+            result.folded.add(use.node)
+            result.of.setdefault(target.node, []).append(
+                ctx.related(use.node, f"`{ctx.node_text(use.node)}` passes on what is assigned here"))
+    return result
 
 
 def _fix(ctx: ModuleContext, use: LibraryUse, advice: Advice) -> tuple[str | None, tuple[Edit, ...]]:
