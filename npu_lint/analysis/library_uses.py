@@ -15,7 +15,7 @@ from typing import Callable
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.names import ATTRIBUTE_NODES, imported_name
+from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_root, imported_name, outermost_attribute
 
 MAX_ALIAS_DEPTH = 4  # `A = apex.x; B = A; C = B` is as deep as real code goes
 
@@ -70,12 +70,12 @@ class _Resolver:
                     names.add(local)
         if not names:
             return names
-        assigns = [a for a in self.module.nodes_of_class(nodes.Assign) if _chain_root(a.value) is not None]
+        assigns = [a for a in self.module.nodes_of_class(nodes.Assign) if chain_root(a.value) is not None]
         for _ in range(MAX_ALIAS_DEPTH):
             added = {
                 target.name
                 for assign in assigns
-                if _chain_root(assign.value).name in names
+                if chain_root(assign.value).name in names
                 for target in assign.targets
                 if isinstance(target, nodes.AssignName) and target.name not in names
             }
@@ -134,7 +134,7 @@ class _Resolver:
         for name in self.module.nodes_of_class(nodes.Name):
             if name.name not in self.candidates:
                 continue
-            top = _chain_top(name)
+            top = outermost_attribute(name)
             if _is_presence_test(top):
                 continue  # `if amp is None:`, `if not has_apex and FusedAdam:` test the import, not a use
             resolved = self.resolve_chain(top)
@@ -158,18 +158,6 @@ def _alias_value(name: nodes.Name) -> nodes.NodeNG | None:
     if len(bound) == 1 and isinstance(bound[0], nodes.AssignName) and isinstance(bound[0].parent, nodes.Assign):
         return bound[0].parent.value
     return None
-
-
-def _chain_root(node: nodes.NodeNG) -> nodes.Name | None:
-    while isinstance(node, ATTRIBUTE_NODES):
-        node = node.expr
-    return node if isinstance(node, nodes.Name) else None
-
-
-def _chain_top(node: nodes.NodeNG) -> nodes.NodeNG:
-    while isinstance(node.parent, nodes.Attribute) and node.parent.expr is node:
-        node = node.parent
-    return node
 
 
 def _is_fallback(assignment: nodes.NodeNG) -> bool:

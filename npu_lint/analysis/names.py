@@ -68,6 +68,13 @@ def outermost_attribute(node: nodes.NodeNG) -> nodes.NodeNG:
 ATTRIBUTE_NODES = (nodes.Attribute, nodes.AssignAttr, nodes.DelAttr)
 
 
+def chain_root(node: nodes.NodeNG) -> Optional[nodes.Name]:
+    """`a` of `a.b.c` (or of `a` itself), else None: the chain starts at a call, a subscript..."""
+    while isinstance(node, ATTRIBUTE_NODES):
+        node = node.expr
+    return node if isinstance(node, nodes.Name) else None
+
+
 def is_chain_top(node: nodes.NodeNG) -> bool:
     """True for the whole `a.b.c` (also as an assignment target), not for `a` or `a.b`."""
     return not (isinstance(node.parent, ATTRIBUTE_NODES) and node.parent.expr is node)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import single_value
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Confidence
@@ -31,15 +32,8 @@ def _comparison(node: nodes.NodeNG, depth: int = 0) -> nodes.Compare | None:
     if isinstance(node, nodes.BinOp) and node.op in _LOGICAL:
         return _comparison(node.left, depth + 1) or _comparison(node.right, depth + 1)
     if isinstance(node, nodes.Name) and depth == 0:
-        try:
-            _scope, assignments = node.lookup(node.name)
-        except Exception:
-            return None
-        if len(assignments) != 1 or not isinstance(assignments[0], nodes.AssignName):
-            return None
-        statement = assignments[0].parent
-        if isinstance(statement, nodes.Assign) and len(statement.targets) == 1:
-            return _comparison(statement.value, depth + 1)
+        value = single_value(node)  # `mask = x > 0` ... `x[mask]`
+        return _comparison(value, depth + 1) if value is not None else None
     return None
 
 

@@ -13,7 +13,7 @@ from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.module_facts import facts_of
-from npu_lint.analysis.names import qualified_name, single_value
+from npu_lint.analysis.names import chain_root, qualified_name, single_value
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Applicability, Confidence, Edit, Position, Related
 from npu_lint.knowledge import library_summaries
@@ -77,10 +77,8 @@ class LibraryCallCudaBound(Check):
 
     # -- what the call reaches -----------------------------------------------------------------
     def _resolve(self, func: nodes.NodeNG, libraries: dict[str, str]) -> tuple[str, Confidence] | None:
-        root = func
-        while isinstance(root, nodes.Attribute):
-            root = root.expr
-        if not isinstance(root, nodes.Name):
+        root = chain_root(func)
+        if root is None:
             return None
         if root.name in libraries:
             qname = qualified_name(func)
@@ -195,11 +193,8 @@ def _built_by(name: nodes.Name, libraries: dict[str, str]) -> str | None:
     value = single_value(name)
     if not isinstance(value, nodes.Call):
         return None
-    func = value.func
-    root = func
-    while isinstance(root, nodes.Attribute):
-        root = root.expr
-    if not isinstance(root, nodes.Name) or root.name not in libraries:
+    root = chain_root(value.func)
+    if root is None or root.name not in libraries:
         return None
-    return qualified_name(func)
+    return qualified_name(value.func)
 

@@ -77,6 +77,7 @@ class Engine:
         self.triggers = frozenset().union(*(triggers for _c, triggers, _s in self.check_triggers))
         self.string_triggers = frozenset().union(*(strings for _c, _t, strings in self.check_triggers))
         self.text_scan = TextScan(self.triggers, self.string_triggers)
+        self._subset_tables: dict[frozenset, dict[type, list[Check]]] = {}
 
     def could_fire(self, text: str) -> bool:
         """Cheap text scan: a file without any trigger word is not parsed, let alone built."""
@@ -134,6 +135,20 @@ class Engine:
             active += [check for check in self.checks if check.rides_along and check not in chosen]
         return active
 
+    def _by_type_for(self, active: list[Check]) -> dict[type, list[Check]]:
+        """The node-type table of a subset of the checks (a run sees a few dozen subsets)."""
+        key = frozenset(map(id, active))
+        table = self._subset_tables.get(key)
+        if table is None:
+            if len(self._subset_tables) >= MAX_SUBSET_TABLES:
+                self._subset_tables.clear()
+            table = defaultdict(list)
+            for check in active:
+                for node_type in check.node_types:
+                    table[node_type].append(check)
+            self._subset_tables[key] = table
+        return table
+
     def check_module(self, module: nodes.Module, text: str, path: str = "<string>",
                      active: list[Check] | None = None) -> CheckResult:
         """Walk the module once with the active checks (all when not given); every check's
@@ -141,10 +156,7 @@ class Engine:
         ctx = ModuleContext(module, text, self.settings, self.catalog)
         by_type = self.by_type
         if active is not None and len(active) < len(self.checks):
-            by_type = defaultdict(list)
-            for check in active:
-                for node_type in check.node_types:
-                    by_type[node_type].append(check)
+            by_type = self._by_type_for(active)
         problems: list[Problem] = []
         failed: set[Check] = set()
 
@@ -179,6 +191,7 @@ class Engine:
         return CheckResult(findings, problems)
 
 
+MAX_SUBSET_TABLES = 256
 _ENGINES: dict[tuple[Settings, bool], Engine] = {}
 MAX_ENGINES = 16  # a long-lived editor server sees settings change; old engines are dropped
 

@@ -17,7 +17,7 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.shapes import spelled, VALUE_PRESERVING, Unpacked, calls_in_frame, find, module_attribute_class, op_of, \
     strip_casts
-from npu_lint.checks.affinity.base import AffinityCheck
+from npu_lint.checks.affinity.base import AffinityCheck, self_layer_call
 from npu_lint.knowledge.operator_data import chip_label
 
 _MATMUL = frozenset({"matmul", "bmm"})
@@ -40,18 +40,11 @@ def _transposed(node) -> bool:
     return op is not None and op.name in _TRANSPOSED
 
 
-def _self_layer_call(node) -> bool:
-    """`self.name(x)`: a layer of the model applied to one tensor."""
-    return isinstance(node, nodes.Call) and len(node.args) == 1 and not node.keywords \
-        and isinstance(node.func, nodes.Attribute) and isinstance(node.func.expr, nodes.Name) \
-        and node.func.expr.name == "self"
-
-
 def _scores(node, depth: int = 0) -> Optional[nodes.NodeNG]:
     """The `q @ k^T` matmul behind node, through scaling and masking."""
     if isinstance(node, Unpacked) or depth > 6:
         return None
-    if _self_layer_call(node):  # self.rel_pos(attn): a position bias added by a layer of the model
+    if self_layer_call(node):  # self.rel_pos(attn): a position bias added by a layer of the model
         return find(node.args[0], lambda v: _scores(v, depth + 1))
     op = op_of(node)
     if op is None:
@@ -72,7 +65,7 @@ def _softmax_input(node, depth: int = 0) -> Optional[nodes.NodeNG]:
     """The input of the softmax behind node, through dropout, casts and a head mask."""
     if isinstance(node, Unpacked) or depth > 6:
         return None
-    if _self_layer_call(node):
+    if self_layer_call(node):
         # self.dropout(p), self.attn_drop(p), self.softmax(s): a layer of the model on one tensor
         if module_attribute_class(node.func) in _SOFTMAX_MODULES:
             return node.args[0]

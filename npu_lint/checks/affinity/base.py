@@ -29,3 +29,10 @@ class AffinityCheck(Check):
         fields.setdefault("advice", "")
         ctx.report(self.rule, node, api=operator.api, facts=operator.facts(),
                    signature=operator.signature, **fields)
+
+
+def self_layer_call(node: nodes.NodeNG) -> bool:
+    """`self.name(x)`: a layer of the model applied to one tensor."""
+    return isinstance(node, nodes.Call) and len(node.args) == 1 and not node.keywords \
+        and isinstance(node.func, nodes.Attribute) and isinstance(node.func.expr, nodes.Name) \
+        and node.func.expr.name == "self"

@@ -14,7 +14,7 @@ from astroid import nodes
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.shapes import MULTIPLY, spelled, Unpacked, constant, factors, find, module_attribute_class, op_of
-from npu_lint.checks.affinity.base import AffinityCheck
+from npu_lint.checks.affinity.base import AffinityCheck, self_layer_call
 
 _MODULES = {"torch.nn.SiLU": "silu", "torch.nn.GELU": "gelu", "torch.nn.modules.activation.SiLU": "silu",
             "torch.nn.modules.activation.GELU": "gelu"}
@@ -51,15 +51,9 @@ def halves(node) -> Optional[Tuple[str, int]]:
 
 def projection_input(node) -> Optional[Tuple[str, str]]:
     """(module text, input text) for `self.w1(x)`: a layer of the model applied to one input."""
-    if isinstance(node, nodes.Call) and _self_layer(node):
+    if self_layer_call(node):
         return node.func.as_string(), node.args[0].as_string()
     return None
-
-
-def _self_layer(node: nodes.Call) -> bool:
-    func = node.func
-    return isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name) and func.expr.name == "self" \
-        and len(node.args) == 1 and not node.keywords
 
 
 class _GatedLinearByHand(AffinityCheck):
