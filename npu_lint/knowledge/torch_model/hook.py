@@ -78,11 +78,8 @@ class LazyStubClass(nodes.ClassDef):
     class's own lines of the stub, at their own line numbers, and moved under the class.
     """
 
-    def accept(self, visitor):  # as_string() dispatches on the class name
-        return visitor.visit_classdef(self)
-
     @property
-    def locals(self):  # noqa: A003 - astroid's name
+    def locals(self):
         self._npu_build_body()
         return self.__dict__["locals"]
 
@@ -123,7 +120,8 @@ class LazyStubClass(nodes.ClassDef):
 
 
 # astroid tests `_proxied.__class__.__name__ == "ClassDef"` before looking up an instance's
-# attribute through its class (bases.Instance.igetattr), and pylint dispatches on that name.
+# attribute through its class (bases.Instance.igetattr); `accept` (as_string) and pylint's walker
+# dispatch on that name too.
 LazyStubClass.__name__ = "ClassDef"
 
 _CLASS_HOLDER = "_npu_lint_stub_class_body"  # not a torch name: the stub cache leaves it alone
@@ -162,7 +160,7 @@ def _make_lazy(module: nodes.Module, stub) -> None:
 def _shell_source(stub) -> str:
     """The stub's source with each class body blanked (same line numbers): what is built first."""
     lines = stub.source.split("\n")
-    for first, count in stub.classes.values():
+    for first, count in stub.classes.values():  # a class is at least its line and one more
         lines[first + 1:first + count] = ["    pass"] + [""] * (count - 2)
     return "\n".join(lines)
 
