@@ -1,5 +1,6 @@
-"""The two cheap stages before astroid: the text scan never rules out a file the tree walk would
-let in, and the tree walk's name facts are the ones astroid's own tree gives."""
+"""The engine's shortcuts around astroid's costs give the answers the long way gives: the text
+scan never rules out a file the tree walk would let in, the tree walk's name facts are the ones
+astroid's own tree gives, and `self.x = ...` lands where astroid's inference would put it."""
 from __future__ import annotations
 
 import ast
@@ -71,3 +72,27 @@ def test_name_facts_from_ast_equal_those_from_astroid():
             continue
         module = astroid.parse(path.read_text(encoding="utf-8"))
         assert words_in_tree(tree).facts == _from_astroid(module), path
+
+
+def test_self_attributes_are_recorded_from_the_syntax_as_astroid_would():
+    """The engine's builder records `self.x = ...` without inferring `self` (engine.py); where it
+    can tell from the syntax, it must put each attribute where astroid's inference puts it."""
+    from astroid.builder import AstroidBuilder
+
+    from npu_lint.engine.engine import build_module
+
+    text = (
+        "import torch\n\n\nclass Net(torch.nn.Module):\n"
+        "    def __init__(self):\n        self.fc = torch.nn.Linear(2, 2)\n\n"
+        "    @classmethod\n    def make(cls):\n        cls.count = 1\n\n"
+        "    @staticmethod\n    def helper(other):\n        other.flag = 1\n\n\n"
+        "class Slotted:\n    __slots__ = ('a',)\n\n    def __init__(self):\n        self.a = 1\n        self.b = 2\n"
+    )
+    ours = build_module(text, "syntax_self.py", ast.parse(text))
+    theirs = AstroidBuilder(astroid.MANAGER, apply_transforms=False).string_build(text, "inferred_self")
+    for name in ("Net", "Slotted"):
+        mine, reference = ours.locals[name][0], theirs.locals[name][0]
+        assert sorted(mine.instance_attrs) == sorted(reference.instance_attrs), name
+        assert sorted(mine.locals) == sorted(reference.locals), name
+    assert "fc" in ours.locals["Net"][0].instance_attrs and "count" in ours.locals["Net"][0].locals
+    assert sorted(ours.locals["Slotted"][0].instance_attrs) == ["a"]
