@@ -98,3 +98,15 @@ def test_every_front_end_takes_the_agnostic_route(tmp_path):
 
     (tmp_path / "pyproject.toml").write_text('[tool.npu-lint]\nstrategy = "agnostic"\n')
     assert settings_for(str(path)).strategy == "agnostic"
+
+
+def test_agnostic_findings_name_what_the_route_writes():
+    text = ('import torch\nimport torch_npu\n\ntorch.cuda.synchronize()\nx = torch.ones(1).cuda()\n'
+            'stream = torch.cuda.Stream()\nparser_default = "cuda"\n')
+    agnostic = {f.start.line: f.message for f in Engine(Settings(strategy="agnostic")).check_text(text).findings}
+    manual = {f.start.line: f.message for f in Engine(Settings()).check_text(text).findings}
+    assert "alike uses `torch.accelerator.synchronize`" in agnostic[4]
+    assert "alike uses `.to(torch.accelerator.current_accelerator())`" in agnostic[5]
+    assert "use `torch.npu.synchronize`" in manual[4] and "use `.npu()`" in manual[5]
+    # No device-neutral form: the finding keeps the NPU wording (its fix is shown, not applied).
+    assert agnostic[6] == manual[6] and "torch.npu.Stream" in agnostic[6]

@@ -124,6 +124,9 @@ class ModuleContext:
         alike); without them its NPU fix (a torch.npu name, ASCEND_RT_VISIBLE_DEVICES, ...) is shown,
         never applied, since it would break the CUDA path."""
         fix = None
+        message = rule.format_message(**fields)
+        if self.settings.strategy == "agnostic" and agnostic_edits:
+            message = rule.format_agnostic_finding(**fields)  # say what the route writes, not torch.npu
         if rule.fix is not None and self.settings.strategy == "agnostic":
             fix = self._agnostic_fix(rule, agnostic_edits, applicability, fields)
         elif rule.fix is not None:
@@ -141,7 +144,7 @@ class ModuleContext:
             Finding(
                 code=rule.code,
                 name=rule.name,
-                message=rule.format_message(**fields),
+                message=message,
                 start=start or self.start(node),
                 end=end or self.end(node),
                 severity=_lower(rule.severity, severity),

@@ -80,6 +80,11 @@ class Rule:
     def format_message(self, **fields: str) -> str:
         return self.message.format(**fields)
 
+    def format_agnostic_finding(self, **fields: str) -> str:
+        """The finding's message on the agnostic route, where the use has a device-neutral form."""
+        template = (self.agnostic or {}).get("finding")
+        return template.format(**fields) if template else self.format_message(**fields)
+
     def format_fix_message(self, **fields: str) -> str:
         assert self.fix is not None
         return self.fix.message.format(**fields)

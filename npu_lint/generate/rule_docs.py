@@ -136,11 +136,12 @@ def route_page(strategy: str, rules: tuple[Rule, ...]) -> str:
 def _agnostic_note(rule: Rule) -> str:
     if rule.agnostic is not None:
         method, expression = rule.agnostic.get("method"), rule.agnostic.get("expression")
+        said = " The finding names that form as well." if rule.agnostic.get("finding") else ""
         if method:
-            return f" **Agnostic fix:** `.{method}(<{expression}>)`, see below."
+            return f" **Agnostic fix:** `.{method}(<{expression}>)`, see below.{said}"
         if expression:
-            return f" **Agnostic fix:** the string becomes `<{expression}>`, see below."
-        return " **Agnostic fix:** the `torch.accelerator` / `torch.amp` spelling in the table below."
+            return f" **Agnostic fix:** the string becomes `<{expression}>`, see below.{said}"
+        return f" **Agnostic fix:** the `torch.accelerator` / `torch.amp` spelling in the table below.{said}"
     if rule.fix is not None and rule.fix.applicability.value != "display-only":
         return " **No device-neutral form:** the NPU fix is shown, not applied."
     return ""

@@ -41,7 +41,8 @@ KIND_REQUIRED = {
 }
 RECEIVERS = {"tensor", "module", "unknown"}
 # Fields of a rule's `agnostic` block: what the agnostic route writes instead of the NPU fix.
-AGNOSTIC_FIELDS = {"message": str, "method": str, "expression": str}
+# `finding`: the finding's own message on that route, where the use has a device-neutral form.
+AGNOSTIC_FIELDS = {"message": str, "method": str, "expression": str, "finding": str}
 AGNOSTIC_EXPRESSIONS = ("device", "device_type", "backend")
 # Ascend's migration steps, for the per-route docs: which step a rule checks.
 STEPS = ("device", "interfaces", "distributed", "unsupported", "tuning", "transfer-to-npu")
