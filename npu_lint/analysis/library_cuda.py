@@ -423,13 +423,9 @@ class _BodyReader:
             return qname
         if qname in self.classes:
             return self._method([qname], "__init__")
-        # a re-export: `from .model_ema import ModelEma` in utils/__init__.py
-        module_part, _, name = qname.rpartition(".")
-        module = self.modules.get(module_part)
-        if module is not None and depth < 5:
-            target = module.imports.get(name)
-            if target and target != qname:
-                return self._library_function(target, depth + 1)
+        target = self._reexported(qname) if depth < 5 else None
+        if target is not None:
+            return self._library_function(target, depth + 1)
         # a method reached through its class: `Trainer.from_argparse_args`
         owner, _, method = qname.rpartition(".")
         if owner in self.classes:
@@ -453,13 +449,15 @@ class _BodyReader:
     def _library_class(self, qname: str, depth: int = 0) -> str | None:
         if qname in self.classes:
             return qname
+        target = self._reexported(qname) if depth < 5 else None
+        return self._library_class(target, depth + 1) if target is not None else None
+
+    def _reexported(self, qname: str) -> str | None:
+        """What a re-export stands for: `from .model_ema import ModelEma` in utils/__init__.py."""
         module_part, _, name = qname.rpartition(".")
         module = self.modules.get(module_part)
-        if module is not None and depth < 5:
-            target = module.imports.get(name)
-            if target and target != qname:
-                return self._library_class(target, depth + 1)
-        return None
+        target = module.imports.get(name) if module is not None else None
+        return target if target and target != qname else None
 
 
 def _read_body(function: _Function, functions, classes, bases, modules) -> None:

@@ -64,8 +64,8 @@ def _strip_comments(text: str) -> str:
     return "".join(out)
 
 
-def _matching(text: str, start: int) -> int:
-    """Index just after the bracket closing the one at `start` (len(text) when unbalanced)."""
+def _outside_strings(text: str, start: int = 0):
+    """(index, character, bracket depth after it) for each character outside string literals."""
     depth, i, n = 0, start, len(text)
     while i < n:
         c = text[i]
@@ -76,28 +76,25 @@ def _matching(text: str, start: int) -> int:
             depth += 1
         elif c in _CLOSE:
             depth -= 1
-            if depth == 0:
-                return i + 1
+        yield i, c, depth
         i += 1
-    return n
+
+
+def _matching(text: str, start: int) -> int:
+    """Index just after the bracket closing the one at `start` (len(text) when unbalanced)."""
+    for i, c, depth in _outside_strings(text, start):
+        if depth == 0 and c in _CLOSE:
+            return i + 1
+    return len(text)
 
 
 def _split_top(text: str, separator: str) -> list[tuple[int, str]]:
     """(offset, part) of text split at `separator` outside brackets and strings."""
-    parts, depth, begin, i, n = [], 0, 0, 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"' or c == "'":
-            i = _string_end(text, i)
-            continue
-        if c in _OPEN:
-            depth += 1
-        elif c in _CLOSE:
-            depth -= 1
-        elif c == separator and depth == 0:
+    parts, begin = [], 0
+    for i, c, depth in _outside_strings(text):
+        if c == separator and depth == 0:
             parts.append((begin, text[begin:i]))
             begin = i + 1
-        i += 1
     parts.append((begin, text[begin:]))
     return parts
 
