@@ -96,3 +96,17 @@ def test_self_attributes_are_recorded_from_the_syntax_as_astroid_would():
         assert sorted(mine.locals) == sorted(reference.locals), name
     assert "fc" in ours.locals["Net"][0].instance_attrs and "count" in ours.locals["Net"][0].locals
     assert sorted(ours.locals["Slotted"][0].instance_attrs) == ["a"]
+
+
+def test_operator_words_let_a_file_in_only_as_attributes_or_imports():
+    """NPU301/303 resolve attribute chains, imported names and methods: a local `mode` or
+    `scatter` names none of those. (NPU304 reads bare names too: `F.gelu(double)`.)"""
+    engine = engine_for(Settings())
+    operator_rules = {"NPU301", "NPU303"}
+
+    def active(text):
+        return {check.rule.code for check in engine.active_checks(words_in_tree(ast.parse(text)))}
+
+    assert not active("mode = 'bilinear'\nscatter = None\nprint(mode, scatter)\n") & operator_rules
+    assert "NPU301" in active("import torch\ny = x.scatter(1, index, 1.0, reduce='multiply')\n")
+    assert "NPU301" in active("from torch import lgamma\ny = lgamma(x)\n")

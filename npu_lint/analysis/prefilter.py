@@ -105,22 +105,35 @@ def _call_root(call: ast.Call) -> str:
     return func.id if type(func) is ast.Name else ""
 
 
-def words_could_fire(words: TreeWords, triggers: frozenset, string_triggers: frozenset[str]) -> bool:
-    """Identifier triggers (a word, or a tuple of words that must all appear; ".word": only as
-    an attribute or in an import statement, never a bare name), and string triggers (a substring
-    of some string literal; "^x": a string that starts with x), against the words of a tree
-    collected by `words_in_tree`."""
-    identifiers, attributes, strings = words.identifiers, words.attributes, words.strings
-    for trigger in triggers:
-        if isinstance(trigger, tuple):
-            if all(word[1:] in attributes if word[0] == "." else word in identifiers for word in trigger):
-                return True
-        elif trigger[1:] in attributes if trigger[0] == "." else trigger in identifiers:
+class Triggers:
+    """A check's triggers, sorted once so that each file costs set operations, not a loop over
+    every word: identifier triggers (a word, or a tuple of words that must all appear; ".word":
+    only as an attribute or in an import statement, never a bare name) and string triggers (a
+    substring of some string literal; "^x": a string that starts with x)."""
+
+    def __init__(self, triggers: frozenset, string_triggers: frozenset[str] = frozenset()):
+        self.names = frozenset(t for t in triggers if isinstance(t, str) and t[0] != ".")
+        self.attributes = frozenset(t[1:] for t in triggers if isinstance(t, str) and t[0] == ".")
+        self.groups = tuple(t for t in triggers if isinstance(t, tuple))
+        self.strings = tuple("\x00" + t[1:] if t.startswith("^") else t for t in sorted(string_triggers))
+
+    def could_fire(self, words: TreeWords) -> bool:
+        """Against the words of a tree collected by `words_in_tree`."""
+        identifiers, attributes = words.identifiers, words.attributes
+        if not self.names.isdisjoint(identifiers) or not self.attributes.isdisjoint(attributes):
             return True
-    if not string_triggers:
-        return False
-    strings = "\x00" + strings
-    return any(("\x00" + t[1:] if t.startswith("^") else t) in strings for t in string_triggers)
+        for group in self.groups:
+            if all(word[1:] in attributes if word[0] == "." else word in identifiers for word in group):
+                return True
+        if not self.strings:
+            return False
+        strings = "\x00" + words.strings
+        return any(piece in strings for piece in self.strings)
+
+
+def words_could_fire(words: TreeWords, triggers: frozenset, string_triggers: frozenset[str]) -> bool:
+    """`Triggers(triggers, string_triggers).could_fire(words)`, for a one-off question."""
+    return Triggers(triggers, string_triggers).could_fire(words)
 
 
 # Trigger words are ASCII identifiers; a token that starts inside a non-ASCII one is only extra.

@@ -17,7 +17,7 @@ from astroid.builder import AstroidBuilder
 from npu_lint.analysis import module_facts
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import is_method_self, last_name
-from npu_lint.analysis.prefilter import TextScan, TreeWords, words_could_fire, words_in_tree
+from npu_lint.analysis.prefilter import TextScan, Triggers, TreeWords, words_in_tree
 from npu_lint.checks import check_class, make_check
 from npu_lint.checks.base import Check
 from npu_lint.config.settings import Settings
@@ -73,9 +73,10 @@ class Engine:
             for node_type in check.node_types:
                 self.by_type[node_type].append(check)
         # Each check's own triggers: a file runs only the checks whose words it shows.
-        self.check_triggers = [(check, check.triggers(), check.string_triggers()) for check in self.checks]
-        self.triggers = frozenset().union(*(triggers for _c, triggers, _s in self.check_triggers))
-        self.string_triggers = frozenset().union(*(strings for _c, _t, strings in self.check_triggers))
+        raw = [(check, check.triggers(), check.string_triggers()) for check in self.checks]
+        self.triggers = frozenset().union(*(triggers for _c, triggers, _s in raw))
+        self.string_triggers = frozenset().union(*(strings for _c, _t, strings in raw))
+        self.check_triggers = [(check, Triggers(triggers, strings)) for check, triggers, strings in raw]
         self.text_scan = TextScan(self.triggers, self.string_triggers)
         self._subset_tables: dict[frozenset, dict[type, list[Check]]] = {}
 
@@ -128,8 +129,7 @@ class Engine:
     def active_checks(self, words: TreeWords) -> list[Check]:
         """The checks that could fire on a file with these words (see Check.triggers), and
         those that ride along once any other check lets the file in."""
-        active = [check for check, triggers, strings in self.check_triggers
-                  if words_could_fire(words, triggers, strings)]
+        active = [check for check, triggers in self.check_triggers if triggers.could_fire(words)]
         if active:
             chosen = set(active)
             active += [check for check in self.checks if check.rides_along and check not in chosen]
