@@ -141,6 +141,16 @@ def is_method_self(node: nodes.NodeNG) -> bool:
     return bool(arguments) and arguments[0].name == node.name
 
 
+def in_type_test(node: nodes.NodeNG) -> bool:
+    """The class argument of `isinstance(x, C)` / `issubclass(k, C)`, alone or in a tuple: a
+    test for the class, not a use of it."""
+    parent = node.parent
+    if isinstance(parent, nodes.Tuple):
+        node, parent = parent, parent.parent
+    return isinstance(parent, nodes.Call) and len(parent.args) == 2 and parent.args[1] is node \
+        and isinstance(parent.func, nodes.Name) and parent.func.name in ("isinstance", "issubclass")
+
+
 def in_annotation(node: nodes.NodeNG) -> bool:
     """Inside a type annotation (of a parameter, a return or a variable): it names a type and
     uses nothing, so `-> torch.profiler.profile` is not a use of the CUDA profiler."""

@@ -11,7 +11,8 @@ from astroid import nodes
 from npu_lint.analysis import edits
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import in_cpu_call
-from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, in_annotation, is_chain_top, name_trigger, outermost_attribute
+from npu_lint.analysis.names import (ATTRIBUTE_NODES, chain_parts, in_annotation, in_type_test, is_chain_top,
+                                     name_trigger, outermost_attribute)
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Edit
 
@@ -27,6 +28,7 @@ class SymbolCheck(Check):
         self.replace_prefix = dict(rule.match.get("replace_prefix", {}))
         self.suggestion = rule.match.get("suggestion", "")
         self.quiet_on_cpu = rule.match.get("quiet_on_cpu", False)
+        self.quiet_in_type_tests = rule.match.get("quiet_in_type_tests", False)
 
     def triggers(self) -> frozenset:
         return frozenset(name_trigger(name) for name in (*self.symbols, *self.prefixes))
@@ -50,6 +52,8 @@ class SymbolCheck(Check):
             return
         if self.quiet_on_cpu and in_cpu_call(outermost_attribute(node)):
             return  # `device="cpu"` in the same call: not an NPU concern
+        if self.quiet_in_type_tests and in_type_test(outermost_attribute(node)):
+            return  # `isinstance(model, nn.DataParallel)` asks; the construction is what to port
         replacement, edit = self._replacement(qname, parts[index:], ctx)
         ctx.report(
             self.rule, node, edits=(edit,) if edit else (),
