@@ -10,7 +10,7 @@ import astroid
 import pytest
 
 from npu_lint.analysis.module_facts import _from_astroid
-from npu_lint.analysis.prefilter import TextScan, words_could_fire, words_in_tree
+from npu_lint.analysis.prefilter import TextScan, Triggers, words_in_tree
 from npu_lint.config.settings import Settings
 from npu_lint.engine.engine import engine_for
 
@@ -61,8 +61,8 @@ def test_tree_walk_words_match_the_fixtures_words():
     words = words_in_tree(tree)
     assert {"torch", "cuda", "tc", "a", "b", "c", "d", "x", "f", "=device"} <= words.identifiers
     assert words.strings == "cuda:0"  # the docstring is not a string trigger's business
-    assert words_could_fire(words, frozenset({"=device"}), frozenset())
-    assert not words_could_fire(words, frozenset({"device"}), frozenset())
+    assert Triggers(frozenset({"=device"})).could_fire(words)
+    assert not Triggers(frozenset({"device"})).could_fire(words)
 
 
 def test_name_facts_from_ast_equal_those_from_astroid():

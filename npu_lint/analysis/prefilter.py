@@ -131,11 +131,6 @@ class Triggers:
         return any(piece in strings for piece in self.strings)
 
 
-def words_could_fire(words: TreeWords, triggers: frozenset, string_triggers: frozenset[str]) -> bool:
-    """`Triggers(triggers, string_triggers).could_fire(words)`, for a one-off question."""
-    return Triggers(triggers, string_triggers).could_fire(words)
-
-
 # Trigger words are ASCII identifiers; a token that starts inside a non-ASCII one is only extra.
 _TOKEN = re.compile(r"[A-Za-z_]\w*")
 
