@@ -8,13 +8,9 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-CACHE_ENV = "NPU_LINT_CACHE"
+from npu_lint.core.cache_location import CACHE_ENV, cache_root
 
-
-def cache_root() -> Path:
-    """`$NPU_LINT_CACHE` if set, else `~/.cache/npu-lint`: the root of every download cache."""
-    configured = os.environ.get(CACHE_ENV)
-    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "npu-lint"
+__all__ = ["CACHE_ENV", "cache_root", "cache_dir", "fetch_wheel", "sha256_of", "WheelFetchError"]
 
 
 def cache_dir() -> Path:
