@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from astroid import nodes
 
+from npu_lint.analysis.npu_branches import off_npu_path
 from npu_lint.analysis.torch_npu_import import (
     first_line, imports_torch_npu, imports_torch_npu_in, insertion_before_edit, insertion_edit, local_torch_import,
     module_top_line, torch_npu_placement,
@@ -123,6 +124,8 @@ class ModuleContext:
         On the agnostic route a rule fixes with `agnostic_edits` (code that runs on CUDA and the NPU
         alike); without them its NPU fix (a torch.npu name, ASCEND_RT_VISIBLE_DEVICES, ...) is shown,
         never applied, since it would break the CUDA path."""
+        if node is not self.module and off_npu_path(node):
+            return  # a branch an NPU machine never takes: the project handles the NPU already
         fix = None
         message = rule.format_message(**fields)
         if self.settings.strategy == "agnostic" and agnostic_edits:

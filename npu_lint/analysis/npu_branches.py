@@ -1,0 +1,259 @@
+"""Code the NPU never runs: the other branches of a test that already handles the NPU.
+
+Projects that support several devices pick one in a chain of tests:
+
+    if is_npu_available():            # the NPU's branch
+        DEVICE = "npu"
+    elif torch.cuda.is_available():   # never reached on an NPU machine
+        DEVICE = "cuda"
+
+A human port leaves such a chain alone: its CUDA branch is right for CUDA, and rewriting
+`torch.cuda.is_available()` to `torch.npu.is_available()` would send NPU machines into the CUDA
+branch with a "cuda" device. So a finding whose node lies on a path an NPU machine does not
+take is not reported. A path is off the NPU when
+
+- it is a branch (or a test) of an `if`/`elif`/`else` chain or conditional expression in which
+  another branch is the NPU's: its test says "NPU" (`is_npu_available()`, `device.type == "npu"`,
+  `torch_npu is not None`, `hasattr(torch, "npu")`), or its body names the NPU (`"npu"`,
+  `torch.npu`, `torch_npu`) while its test does not say "not NPU";
+- it is the body of a test that says "not NPU" (`if not is_npu_available():`);
+- an earlier statement of the same block leaves on the NPU
+  (`if is_npu_available(): return "npu"`);
+- it follows an NPU test that ends an `or` (or a "not NPU" test that ends an `and`);
+- it is listed beside the NPU: `device in ("cuda", "npu")`, `{"cuda": ..., "npu": ...}`.
+
+A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterable, Optional
+
+from astroid import nodes
+
+POSITIVE, NEGATIVE, UNKNOWN = 1, -1, 0
+_NPU_STRING = re.compile(r"npu(?::\d*)?", re.IGNORECASE)
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])|([A-Z]+)([A-Z][a-z])")
+_EXITS = (nodes.Return, nodes.Raise, nodes.Continue, nodes.Break)
+_COMPOUND = (nodes.If, nodes.For, nodes.While, nodes.With, nodes.Try, nodes.FunctionDef, nodes.ClassDef)
+_SHORT_BRANCH = 3
+_DEVICE_WORDS = frozenset({"cuda", "gpu", "gpus", "device", "devices", "accelerator", "cudnn"})
+_CUDA_STRING = re.compile(r"cuda(:|$)", re.IGNORECASE)
+
+
+def off_npu_path(node: nodes.NodeNG) -> bool:
+    """Is `node` evaluated only where an NPU machine does not go (see the module doc)?"""
+    if _beside_npu(node):
+        return True
+    # Through function and class bodies too: a `def` in a branch the NPU skips is never defined
+    # there, and a `def` after `if is_npu(): raise ...` is never reached.
+    child, parent = node, node.parent
+    while parent is not None:
+        if isinstance(parent, (nodes.If, nodes.IfExp)):
+            verdict = _in_chain(parent, child)
+            if verdict is not None:
+                return verdict
+        if isinstance(parent, nodes.BoolOp) and _short_circuited_on_npu(parent, child):
+            return True
+        if _after_npu_exit(parent, child):
+            return True
+        child, parent = parent, parent.parent
+    return False
+
+
+def _beside_npu(node: nodes.NodeNG) -> bool:
+    """An element of a literal that also holds the NPU: `device in ("cuda", "npu")`,
+    `{"cuda": torch.cuda, "npu": torch.npu}[kind]` list the devices a project supports."""
+    parent = node.parent
+    if isinstance(parent, (nodes.Tuple, nodes.List, nodes.Set)):
+        siblings = [elt for elt in parent.elts if elt is not node]
+    elif isinstance(parent, nodes.Dict):
+        siblings = [part for key, value in parent.items if node is not key and node is not value
+                    for part in (key, value)]
+    else:
+        return False
+    return any(names_npu(sibling) for sibling in siblings)
+
+
+def _in_chain(branching: nodes.If | nodes.IfExp, child: nodes.NodeNG) -> Optional[bool]:
+    """True: `child` is off the NPU path; False: it is on the NPU's own branch; None: no verdict
+    at this chain (look further out)."""
+    branches = _branches(_chain_top(branching))
+    here = next((i for i, (test, body) in enumerate(branches)
+                 if child is test or any(child is stmt for stmt in body)), None)
+    if here is None:
+        return None
+    test, body = branches[here]
+    in_test = child is test
+    own = _polarity(test) if test is not None else UNKNOWN
+    if not in_test and own == POSITIVE:
+        return False  # the NPU's own branch
+    if not in_test and own == NEGATIVE:
+        return True
+    about_devices = any(_about_devices(branch_test) for branch_test, _body in branches if branch_test is not None)
+    others = (branch for i, branch in enumerate(branches) if i != here)
+    if any(_is_npu_branch(other_test, other_body, about_devices) for other_test, other_body in others):
+        return True
+    return None
+
+
+def _short_circuited_on_npu(boolop: nodes.BoolOp, child: nodes.NodeNG) -> bool:
+    """`is_npu_available() or torch.cuda.is_available()`: the `or` already covers the NPU."""
+    # After it, the operand is not evaluated on the NPU; before it, it is a probe the NPU answers
+    # "no" to (`torch.cuda.is_available() or is_npu_available()`), and rewriting it would answer "yes".
+    stop = POSITIVE if boolop.op == "or" else NEGATIVE
+    return any(value is not child and _polarity(value) == stop for value in boolop.values)
+
+
+def _chain_top(branching: nodes.If | nodes.IfExp) -> nodes.If | nodes.IfExp:
+    """The first `if` of an `elif` chain (astroid nests each `elif` in the `else` before it)."""
+    top = branching
+    while isinstance(top, nodes.If) and isinstance(top.parent, nodes.If) and top.parent.orelse == [top]:
+        top = top.parent
+    while isinstance(top, nodes.IfExp) and isinstance(top.parent, nodes.IfExp) and top.parent.orelse is top:
+        top = top.parent
+    return top
+
+
+def _branches(top: nodes.If | nodes.IfExp) -> list[tuple[Optional[nodes.NodeNG], list[nodes.NodeNG]]]:
+    """(test, body) of each branch, `else` last with no test."""
+    branches: list[tuple[Optional[nodes.NodeNG], list[nodes.NodeNG]]] = []
+    current = top
+    while True:
+        if isinstance(current, nodes.IfExp):
+            branches.append((current.test, [current.body]))
+            if isinstance(current.orelse, nodes.IfExp):
+                current = current.orelse
+                continue
+            branches.append((None, [current.orelse]))
+            return branches
+        branches.append((current.test, current.body))
+        if len(current.orelse) == 1 and isinstance(current.orelse[0], nodes.If):
+            current = current.orelse[0]
+            continue
+        if current.orelse:
+            branches.append((None, current.orelse))
+        return branches
+
+
+def _is_npu_branch(test: Optional[nodes.NodeNG], body: list[nodes.NodeNG], about_devices: bool) -> bool:
+    polarity = _polarity(test) if test is not None else UNKNOWN
+    if polarity != UNKNOWN:
+        return polarity == POSITIVE
+    # A test that does not say "NPU" picks the NPU only when the chain tests the device
+    # (`torch.cuda.is_available()`, `device == "cuda"`) and the branch is short and about it
+    # (`else: device = "npu"`). `if args.profile: ... else: x.npu()` is about something else,
+    # and so is a long branch naming the NPU somewhere deep inside.
+    return about_devices and len(body) <= _SHORT_BRANCH \
+        and not any(isinstance(stmt, _COMPOUND) for stmt in body) and any(names_npu(stmt) for stmt in body)
+
+
+def _about_devices(test: nodes.NodeNG) -> bool:
+    for word in _words(test):
+        if _DEVICE_WORDS.intersection(_split_words(word)):
+            return True
+    return any(isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_STRING.match(node.value)
+               for node in test.nodes_of_class(nodes.Const))
+
+
+def _after_npu_exit(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> bool:
+    """Is `child` a statement after `if <NPU test>: ... return` in the same block?"""
+    for field in ("body", "orelse", "handlers", "finalbody"):
+        block = getattr(block_owner, field, None)
+        if not isinstance(block, list) or not any(child is stmt for stmt in block):
+            continue
+        for stmt in block:
+            if stmt is child:
+                return False
+            if isinstance(stmt, nodes.If) and not stmt.orelse and stmt.body \
+                    and isinstance(stmt.body[-1], _EXITS) and _polarity(stmt.test) == POSITIVE:
+                return True
+    return False
+
+
+# -- what a test says about the NPU ---------------------------------------------
+
+def _polarity(test: nodes.NodeNG) -> int:
+    """POSITIVE when the test is true only on the NPU, NEGATIVE when true only off it."""
+    if isinstance(test, nodes.UnaryOp) and test.op == "not":
+        return -_polarity(test.operand)
+    if isinstance(test, nodes.BoolOp):
+        signs = {_polarity(value) for value in test.values} - {UNKNOWN}
+        if test.op == "and" and len(signs) == 1:
+            return signs.pop()  # every operand must hold, the NPU one included
+        if test.op == "or" and all(_polarity(value) == POSITIVE for value in test.values):
+            return POSITIVE
+        return UNKNOWN
+    if isinstance(test, nodes.Compare):
+        return _compare_polarity(test)
+    if isinstance(test, (nodes.Name, nodes.Attribute, nodes.Call)) and names_npu(test):
+        return POSITIVE  # is_npu_available(), torch.npu.is_available(), IS_NPU, hasattr(torch, "npu")
+    return UNKNOWN
+
+
+def _compare_polarity(test: nodes.Compare) -> int:
+    if len(test.ops) != 1:
+        return UNKNOWN
+    op, right = test.ops[0]
+    left = test.left
+    if _is_npu_string(left) or _is_npu_string(right) or _holds_npu_string(right):
+        return {"==": POSITIVE, "is": POSITIVE, "in": POSITIVE,
+                "!=": NEGATIVE, "is not": NEGATIVE, "not in": NEGATIVE}.get(op, UNKNOWN)
+    if isinstance(right, nodes.Const) and right.value is None and names_npu(left):
+        return {"is not": POSITIVE, "!=": POSITIVE, "is": NEGATIVE, "==": NEGATIVE}.get(op, UNKNOWN)
+    # `kind == DistributedType.MULTI_NPU`: a named NPU constant against a value, not `npu_count == 0`.
+    named = [side for side in (left, right) if isinstance(side, (nodes.Name, nodes.Attribute)) and names_npu(side)]
+    if len(named) == 1 and not isinstance(right if named[0] is left else left, nodes.Const):
+        return {"==": POSITIVE, "is": POSITIVE, "!=": NEGATIVE, "is not": NEGATIVE}.get(op, UNKNOWN)
+    return UNKNOWN
+
+
+def _is_npu_string(node: nodes.NodeNG) -> bool:
+    if isinstance(node, nodes.Const) and isinstance(node.value, str):
+        return _NPU_STRING.fullmatch(node.value) is not None
+    if isinstance(node, nodes.JoinedStr) and node.values:
+        first = node.values[0]
+        return isinstance(first, nodes.Const) and str(first.value).lower().startswith("npu:")
+    return False
+
+
+def _holds_npu_string(node: nodes.NodeNG) -> bool:
+    """`x in ("npu", "xpu")` says "one of these", not "the NPU": only a lone NPU counts."""
+    return isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)) and len(node.elts) == 1 \
+        and _is_npu_string(node.elts[0])
+
+
+def names_npu(node: nodes.NodeNG) -> bool:
+    """Does the expression or statement name the NPU: an identifier with an `npu` word
+    (`torch_npu`, `is_npu_available`, `NPUAccelerator`) or a string that is an NPU device?"""
+    return any(_word_npu(word) for word in _words(node))
+
+
+def _words(node: nodes.NodeNG) -> Iterable[str]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, nodes.Name):
+            yield current.name
+        elif isinstance(current, nodes.Attribute):
+            yield current.attrname
+        elif isinstance(current, (nodes.FunctionDef, nodes.ClassDef)):
+            yield current.name
+        elif isinstance(current, nodes.Import):
+            yield from (name for name, _alias in current.names)
+        elif isinstance(current, nodes.ImportFrom):
+            yield current.modname or ""
+            yield from (name for name, _alias in current.names)
+        elif _is_npu_string(current):
+            yield "npu"
+        stack.extend(current.get_children())
+
+
+def _word_npu(identifier: str) -> bool:
+    return "npu" in _split_words(identifier)
+
+
+def _split_words(identifier: str) -> list[str]:
+    """`is_npu_available` -> is, npu, available; `NPUAccelerator` -> npu, accelerator."""
+    words = _CAMEL.sub(lambda m: f"{m.group(1) or m.group(3)}_{m.group(2) or m.group(4)}", identifier)
+    return re.split(r"[._]", words.lower())

@@ -1,0 +1,102 @@
+"""Which paths an NPU machine never takes (analysis/npu_branches.py), one pattern per case."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from npu_lint.config.settings import Settings
+from npu_lint.engine.engine import engine_for
+
+HEADER = "import torch\nimport torch_npu\n"
+
+
+def codes(body: str) -> list[tuple[int, str]]:
+    text = HEADER + textwrap.dedent(body)
+    result = engine_for(Settings()).check_text(text, "snippet.py")
+    assert not result.problems
+    return [(f.start.line - HEADER.count("\n"), f.code) for f in result.findings]
+
+
+@pytest.mark.parametrize("body", [
+    # nested `else: if` is an `elif`
+    """
+    if torch_npu is not None:
+        device = "npu"
+    else:
+        if torch.cuda.is_available():
+            device = "cuda"
+    """,
+    # a chain of conditional expressions
+    """
+    device = "npu" if hasattr(torch, "npu") else "cuda" if torch.cuda.is_available() else "cpu"
+    """,
+    # `and` keeps the NPU test's meaning; `not` turns it
+    """
+    if not (hasattr(torch, "npu") and torch.npu.is_available()):
+        torch.cuda.synchronize()
+    """,
+    # `or` with an NPU test covers the NPU, whichever comes first
+    """
+    accelerated = torch.npu.is_available() or torch.cuda.is_available()
+    accelerated = torch.cuda.is_available() or torch.npu.is_available()
+    """,
+    # a def in a branch the NPU skips is never defined there
+    """
+    if torch.npu.is_available():
+        def sync():
+            torch.npu.synchronize()
+    else:
+        def sync():
+            torch.cuda.synchronize()
+    """,
+    # a `raise` for the NPU ends the module there
+    """
+    if torch.npu.is_available():
+        raise ImportError("use the NPU build of this package")
+    torch.cuda.synchronize()
+    """,
+])
+def test_off_the_npu_path(body):
+    assert codes(body) == []
+
+
+@pytest.mark.parametrize("body, expected", [
+    # `or` does not say which device
+    ("""
+    if torch.npu.is_available() or torch.cuda.is_available():
+        torch.cuda.synchronize()
+    """, [(3, "NPU101")]),
+    # a count compared with a number says nothing about which branch the NPU takes
+    ("""
+    npu_count = 0
+    if npu_count == 0:
+        torch.cuda.synchronize()
+    """, [(4, "NPU101")]),
+    # the NPU's own branch runs on the NPU
+    ("""
+    if torch.npu.is_available():
+        device = torch.device("cuda")
+    """, [(3, "NPU110")]),
+    # an early return that is not about the NPU
+    ("""
+    def f(x):
+        if x:
+            return 1
+        torch.cuda.synchronize()
+    """, [(5, "NPU101")]),
+    # a branch naming the NPU in a chain that does not test the device
+    ("""
+    import sys
+    if "--profile" in sys.argv:
+        torch.cuda.synchronize()
+    else:
+        model = torch.nn.Linear(2, 2).npu()
+    """, [(4, "NPU101")]),
+    # a list beside something else than the NPU
+    ("""
+    DEVICES = ["cuda", "xpu"]
+    """, [(2, "NPU111")]),
+])
+def test_still_reported(body, expected):
+    assert codes(body) == expected
