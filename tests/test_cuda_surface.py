@@ -110,11 +110,11 @@ def _npu_provides(replacement: str, facts) -> bool:
     if not parts or ".".join(parts) in facts.npu_submodules:
         return True
     if len(parts) == 1:
-        return parts[0] in facts.npu_all
+        return parts[0] in facts.npu_all | facts.npu_unlisted  # torch.npu is torch_npu.npu itself
     parent = ".".join(parts[:-1])
     if parent in facts.npu_submodules and parent != "mstx":  # mstx is a class in torch.npu
         return parts[-1] in facts.npu_submodules[parent]
-    return parts[0] in facts.npu_all  # an attribute of a class, e.g. Event.record
+    return parts[0] in facts.npu_all | facts.npu_unlisted  # an attribute of a class, e.g. Event.record
 
 
 @pytest.mark.parametrize("release", release_data.releases())

@@ -68,7 +68,8 @@ def _npu_has(parts: list[str], facts) -> bool:
         names = facts.npu_submodules.get(".".join(parts[:end]))
         if names is not None and torch_model.has_module(".".join([CUDA, *parts[:end]])):
             return end == len(parts) or parts[end] in names
-    return parts[0] in facts.npu_all
+    # torch.npu is the module torch_npu.npu itself: every name it binds works, not only __all__.
+    return parts[0] in facts.npu_all or parts[0] in facts.npu_unlisted
 
 
 @functools.lru_cache(maxsize=4096)
