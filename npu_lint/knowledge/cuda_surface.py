@@ -23,13 +23,14 @@ class CudaNames:
     renames: dict[str, str]
     notes: dict[str, str]
     hints: dict[str, str]
+    stand_ins: dict[str, str]
 
 
 @functools.lru_cache(maxsize=1)
 def cuda_names() -> CudaNames:
     data = load_yaml(data_file(NAMES_FILE)) or {}
     tables = {}
-    for key in ("renames", "notes", "hints"):
+    for key in ("renames", "notes", "hints", "stand_ins"):
         table = data.get(key, {})
         if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
             raise RuleDataError(NAMES_FILE, None, key, "expected a mapping of names to strings")
@@ -53,6 +54,12 @@ def _longest_prefix(qname: str, table: dict[str, str]) -> str | None:
 def note_for(qname: str) -> str:
     key = _longest_prefix(qname, cuda_names().notes)
     return cuda_names().notes[key] if key else ""
+
+
+def stand_in_note(qname: str) -> str:
+    """Why the torch.npu counterpart of qname only stands in for it ("" for a real counterpart)."""
+    key = _longest_prefix(qname, cuda_names().stand_ins)
+    return cuda_names().stand_ins[key] if key else ""
 
 
 def hint_for(qname: str) -> str:
