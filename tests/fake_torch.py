@@ -317,7 +317,7 @@ def write_site(folder: Path, release: str, versions: dict | None = None) -> Path
         present = ["autocast", "GradScaler", "custom_fwd", "custom_bwd"] if module == "cuda/amp" else []
         (folder / "torch" / module / "__init__.py").write_text(SUBMODULE.format(present=repr(present),
                                                                                 absent="[]"))
-    npu_spec = {"npu_all": sorted(facts.npu_all | set(facts.npu_submodules)),
+    npu_spec = {"npu_all": sorted(facts.npu_all | facts.npu_unlisted | set(facts.npu_submodules)),
                 "npu_submodules": {name: sorted(names) for name, names in facts.npu_submodules.items()}}
     (folder / "torch_npu").mkdir(exist_ok=True)
     (folder / "torch_npu" / "__init__.py").write_text(

@@ -8,6 +8,7 @@ import inspect
 import pytest
 import yaml
 
+from npu_lint.core.findings import Applicability
 from npu_lint.engine.engine import Engine
 from npu_lint.knowledge import release_data, torch_model
 from npu_lint.knowledge.cuda_surface import cuda_names, npu_equivalent
@@ -110,11 +111,11 @@ def _npu_provides(replacement: str, facts) -> bool:
     if not parts or ".".join(parts) in facts.npu_submodules:
         return True
     if len(parts) == 1:
-        return parts[0] in facts.npu_all
+        return parts[0] in facts.npu_all | facts.npu_unlisted  # torch.npu is torch_npu.npu itself
     parent = ".".join(parts[:-1])
     if parent in facts.npu_submodules and parent != "mstx":  # mstx is a class in torch.npu
         return parts[-1] in facts.npu_submodules[parent]
-    return parts[0] in facts.npu_all  # an attribute of a class, e.g. Event.record
+    return parts[0] in facts.npu_all | facts.npu_unlisted  # an attribute of a class, e.g. Event.record
 
 
 @pytest.mark.parametrize("release", release_data.releases())
@@ -135,3 +136,25 @@ def test_symbol_replacements_exist_in_torch_npu():
         if new is None:
             continue
         assert new in alias_targets or new.lower() in backends, (rule.code, new)
+
+
+def test_names_outside_all_of_torch_npu_npu_have_an_equivalent():
+    for release in release_data.releases():
+        assert npu_equivalent("torch.cuda.default_generators", release) == "torch.npu.default_generators"
+        assert npu_equivalent("torch.cuda._lazy_call", release) == "torch.npu._lazy_call"
+    assert npu_equivalent("torch.cuda._no_such_name", release_data.default_release()) is None
+
+
+def test_a_stand_in_is_named_but_never_rewritten_by_itself():
+    # torch_npu's get_device_capability returns None (unless TORCH_NPU_DEVICE_CAPABILITY is set):
+    # `major, minor = ...` would raise TypeError after a rename.
+    text = ("import torch\nfrom torch.cuda import get_device_capability, synchronize\n"
+            "major, minor = torch.cuda.get_device_capability(0)\nsynchronize()\n")
+    findings = Engine().check_text(text).findings
+    capability = [f for f in findings if "get_device_capability" in f.message]
+    assert [f.start.line for f in capability] == [2, 3]
+    assert all("returns None" in f.message and f.fix.applicability is Applicability.DISPLAY_ONLY
+               for f in capability)
+    # the import moves as a whole, so the other name's fix must not move it either
+    sync = [f for f in findings if f.start.line == 2 and "synchronize" in f.message]
+    assert sync and not sync[0].fix.edits

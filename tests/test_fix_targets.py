@@ -51,7 +51,7 @@ def npu_has(name: str, release: str) -> bool:
     names = facts.npu_submodules.get(parts[0])
     if names is not None and len(parts) > 1 and parts[0] not in names:
         return parts[1] in names
-    return parts[0] in facts.npu_all or parts[0] in facts.npu_submodules
+    return parts[0] in facts.npu_all | facts.npu_unlisted or parts[0] in facts.npu_submodules
 
 
 def missing_or_deprecated(name: str, release: str) -> str | None:

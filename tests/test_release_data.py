@@ -217,3 +217,14 @@ def test_which_targets_load_torch_npu_on_import_torch():
 
 def releases_with_autoload():
     return tuple(r for r in releases() if facts(r).autoload_entry_point is not None)
+
+
+def test_names_torch_npu_npu_binds_outside_its_all_are_facts_too():
+    # deepspeed and fairscale use torch.cuda.default_generators and _lazy_call; torch_npu/npu/__init__.py
+    # defines both without listing them in __all__, and torch.npu is that module.
+    for release in releases():
+        unlisted = facts(release).npu_unlisted
+        assert {"default_generators", "_lazy_call", "_lazy_init"} <= unlisted
+        assert not unlisted & facts(release).npu_all
+        assert not {"os", "torch", "Tuple", "__getattr__"} & unlisted  # other modules' names, dunders
+    assert "_LegacyStorage" not in facts(default_release()).npu_unlisted  # deleted again with `del`

@@ -41,10 +41,10 @@ def test_an_import_reported_as_a_cuda_only_library_is_not_reported_again():
 
 def test_a_name_read_after_hasattr_asked_for_it_is_not_reported():
     text = ('import torch\n'
-            'if hasattr(torch.cuda, "default_generators") and len(torch.cuda.default_generators) > 0:\n'
-            '    g = torch.cuda.default_generators[0]\n'
-            'h = torch.cuda.default_generators if hasattr(torch.cuda, "default_generators") else None\n'
-            'k = hasattr(torch.cuda, "jiterator") and torch.cuda.default_generators\n')
+            'if hasattr(torch.cuda, "get_arch_list") and len(torch.cuda.get_arch_list()) > 0:\n'
+            '    g = torch.cuda.get_arch_list()[0]\n'
+            'h = torch.cuda.get_arch_list() if hasattr(torch.cuda, "get_arch_list") else None\n'
+            'k = hasattr(torch.cuda, "jiterator") and torch.cuda.get_arch_list()\n')
     codes = _codes(text)
     assert (2, "NPU101") in codes and (4, "NPU101") in codes
     assert [line for line, code in codes if code == "NPU102"] == [5]  # a guard for another name

@@ -27,6 +27,8 @@ class SymbolCheck(Check):
         self.replace_last = rule.match.get("replace_last")
         self.replace_prefix = dict(rule.match.get("replace_prefix", {}))
         self.suggestion = rule.match.get("suggestion", "")
+        # per name (or prefix of names): what to do instead, where one advice does not fit all
+        self.suggestions = dict(rule.match.get("suggestions", {}))
         self.quiet_on_cpu = rule.match.get("quiet_on_cpu", False)
         self.quiet_in_type_tests = rule.match.get("quiet_in_type_tests", False)
 
@@ -54,11 +56,21 @@ class SymbolCheck(Check):
             return  # `device="cpu"` in the same call: not an NPU concern
         if self.quiet_in_type_tests and in_type_test(outermost_attribute(node)):
             return  # `isinstance(model, nn.DataParallel)` asks; the construction is what to port
+        if _probed_by_hasattr(outermost_attribute(node)):
+            return  # `hasattr(torch.backends.cudnn, "flags")` asks whether a name exists; it uses nothing
         replacement, edit = self._replacement(qname, parts[index:], ctx)
         ctx.report(
             self.rule, node, edits=(edit,) if edit else (),
-            qname=qname, replacement=replacement, suggestion=self.suggestion,
+            qname=qname, replacement=replacement, suggestion=self._suggestion(qname),
         )
+
+    def _suggestion(self, qname: str) -> str:
+        parts = qname.split(".")
+        for end in range(len(parts), 0, -1):  # the longest listed prefix
+            text = self.suggestions.get(".".join(parts[:end]))
+            if text is not None:
+                return text
+        return self.suggestion
 
     def _replacement(self, qname: str, parts, ctx: ModuleContext) -> tuple[str, Edit | None]:
         node = parts[0][0]
@@ -76,3 +88,10 @@ class SymbolCheck(Check):
                         return replacement, Edit(ctx.start(part), ctx.end(part), new)
                 return replacement, None
         return "", None
+
+
+def _probed_by_hasattr(node) -> bool:
+    """Is node the object `hasattr(obj, "name")` asks about?"""
+    call = node.parent
+    return (isinstance(call, nodes.Call) and isinstance(call.func, nodes.Name) and call.func.name == "hasattr"
+            and bool(call.args) and call.args[0] is node)

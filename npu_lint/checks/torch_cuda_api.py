@@ -15,11 +15,11 @@ from npu_lint.analysis.guards import guarded_by_hasattr
 from npu_lint.analysis.cuda_objects import object_uses
 from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top
 from npu_lint.checks.base import Check
-from npu_lint.core.findings import Edit, Position
+from npu_lint.core.findings import Applicability, Edit, Position
 from npu_lint.knowledge.device_api import accelerator_name, device_type_call
 from npu_lint.knowledge.cuda_surface import (
     first_release_with_equivalent, hint_for, is_cuda_name, is_plain_rename, note_for, npu_equivalent,
-    patched_by_transfer_to_npu
+    patched_by_transfer_to_npu, stand_in_note
 )
 
 
@@ -78,10 +78,13 @@ class TorchCudaApi(Check):
                 replacement, edits = amp  # torch's own spelling, `torch.amp.X("npu")`
             neutral = _device_neutral(use, ctx, self.release) if self.settings.strategy == "agnostic" else None
             added = "" if works else first_release_with_equivalent(use.qname, patched=auto)
-            note = note_for(use.qname)
+            stand_in = stand_in_note(use.qname) if works else ""
+            note = stand_in or note_for(use.qname)
             ctx.report(
                 self.rule, use.node, start=use.start, end=use.end,
                 edits=edits if all(edits) else (),
+                # a stand-in runs but answers wrongly: show the rename, never apply it
+                applicability=Applicability.DISPLAY_ONLY if stand_in else None,
                 agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "",
                 qname=use.qname, replacement=replacement or "", release=self.release,
                 added=f" (torch_npu {added} has it)" if added else "",
@@ -197,6 +200,8 @@ def _from_import_edit(stmt: nodes.ImportFrom, ctx: ModuleContext, release: str) 
     replacements = [npu_equivalent(q, release) for q in cuda_names]
     if any(r is None or not is_plain_rename(q, r) for q, r in zip(cuda_names, replacements)):
         return None
+    if any(stand_in_note(q) for q in cuda_names):
+        return None  # the move would rename the stand-in too, under another name's safe fix
     if is_cuda_name(stmt.modname):
         return edits.module_path_edit(ctx, stmt, stmt.modname, 1, "npu")
     if stmt.modname == "torch":  # from torch import cuda [as alias]

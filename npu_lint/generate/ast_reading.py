@@ -89,6 +89,27 @@ def top_level_public_names(tree: ast.Module) -> Set[str]:
     return {name for name in names if not name.startswith("_")}
 
 
+def module_level_names(tree: ast.Module, package: str) -> Set[str]:
+    """Names a module binds at top level and keeps: functions, classes, assignments, and names
+    imported from `package` (its own API, not `os` or `typing`), minus those `del` removes.
+
+    Private names count: `torch.npu._lazy_call` exists whether or not `__all__` lists it.
+    """
+    names: Set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+        elif isinstance(statement, ast.ImportFrom):
+            own = statement.level > 0 or (statement.module or "").split(".")[0] == package
+            if own:
+                names.update(alias.asname or alias.name for alias in statement.names if alias.name != "*")
+        elif isinstance(statement, ast.Delete):
+            names.difference_update(t.id for t in statement.targets if isinstance(t, ast.Name))
+        else:
+            names.update(assigned_names(statement))
+    return {name for name in names if not (name.startswith("__") and name.endswith("__"))}
+
+
 def public_names(tree: ast.Module) -> Set[str]:
     """`__all__` when it is a literal, otherwise the top-level public names."""
     names = module_all(tree)

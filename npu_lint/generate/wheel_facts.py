@@ -8,7 +8,7 @@ import re
 import zipfile
 from typing import Dict, List, Optional, Tuple
 
-from npu_lint.generate.ast_reading import module_all, public_names
+from npu_lint.generate.ast_reading import module_all, module_level_names, public_names
 from npu_lint.generate.transfer_to_npu_reader import read_transfer_to_npu
 
 NPU_INIT = "torch_npu/npu/__init__.py"
@@ -41,6 +41,7 @@ def read_wheel(path: str) -> Tuple[dict, List[str]]:
 
         facts = {
             "npu_all": _npu_all(source(NPU_INIT)),
+            "npu_unlisted": _npu_unlisted(source(NPU_INIT)),
             "npu_submodules": _npu_submodules(source, notes),
             "apis_config": _apis_config(source(APIS_CONFIG), notes),
             "npu_ops": _npu_ops(source(EXPOSED_API), notes),
@@ -65,6 +66,15 @@ def _npu_all(text: Optional[str]) -> List[str]:
     if names is None:
         raise WheelReadError(f"{NPU_INIT}: __all__ missing or not a literal list")
     return sorted(set(names))
+
+
+def _npu_unlisted(text: Optional[str]) -> List[str]:
+    """Module-level names of torch_npu.npu that `__all__` leaves out (`default_generators`,
+    `_lazy_call`, ...): `torch.npu` is that module, so `torch.npu.<name>` works all the same."""
+    tree = ast.parse(text) if text is not None else None
+    if tree is None:
+        raise WheelReadError(f"{NPU_INIT}: missing")
+    return sorted(module_level_names(tree, "torch_npu") - set(module_all(tree) or ()))
 
 
 def _npu_submodules(source, notes: List[str]) -> Dict[str, List[str]]:

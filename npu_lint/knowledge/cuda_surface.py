@@ -23,13 +23,14 @@ class CudaNames:
     renames: dict[str, str]
     notes: dict[str, str]
     hints: dict[str, str]
+    stand_ins: dict[str, str]
 
 
 @functools.lru_cache(maxsize=1)
 def cuda_names() -> CudaNames:
     data = load_yaml(data_file(NAMES_FILE)) or {}
     tables = {}
-    for key in ("renames", "notes", "hints"):
+    for key in ("renames", "notes", "hints", "stand_ins"):
         table = data.get(key, {})
         if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
             raise RuleDataError(NAMES_FILE, None, key, "expected a mapping of names to strings")
@@ -55,6 +56,12 @@ def note_for(qname: str) -> str:
     return cuda_names().notes[key] if key else ""
 
 
+def stand_in_note(qname: str) -> str:
+    """Why the torch.npu counterpart of qname only stands in for it ("" for a real counterpart)."""
+    key = _longest_prefix(qname, cuda_names().stand_ins)
+    return cuda_names().stand_ins[key] if key else ""
+
+
 def hint_for(qname: str) -> str:
     key = _longest_prefix(qname, cuda_names().hints)
     return cuda_names().hints[key] if key else ""
@@ -68,7 +75,8 @@ def _npu_has(parts: list[str], facts) -> bool:
         names = facts.npu_submodules.get(".".join(parts[:end]))
         if names is not None and torch_model.has_module(".".join([CUDA, *parts[:end]])):
             return end == len(parts) or parts[end] in names
-    return parts[0] in facts.npu_all
+    # torch.npu is the module torch_npu.npu itself: every name it binds works, not only __all__.
+    return parts[0] in facts.npu_all or parts[0] in facts.npu_unlisted
 
 
 @functools.lru_cache(maxsize=4096)

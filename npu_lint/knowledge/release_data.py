@@ -39,6 +39,7 @@ class ReleaseFacts:
     wheel: str
     sha256: str
     npu_all: frozenset                 # torch_npu.npu.__all__ == what torch.npu.X offers
+    npu_unlisted: frozenset            # other module-level names of torch_npu.npu (_lazy_call, ...)
     npu_submodules: Mapping[str, frozenset]   # "amp", "memory", ... -> public names
     torch_fn_white_list: frozenset     # transfer_to_npu: torch.X whose device argument is rewritten
     torch_tensor_fn_white_list: frozenset
@@ -315,7 +316,7 @@ def _string_list(value: Any, where: str) -> List[str]:
 
 # -- one release's facts --------------------------------------------------------------------------
 
-_KNOWN_FACTS = {"npu_all", "npu_submodules", "transfer_to_npu", "apis_config", "npu_ops",
+_KNOWN_FACTS = {"npu_all", "npu_unlisted", "npu_submodules", "transfer_to_npu", "apis_config", "npu_ops",
                 "has_npu_extension", "autoload_entry_point"}
 _KNOWN_TRANSFER = {"lists", "module_patches", "aliases", "wrapped", "string_replacements"}
 _LIST_REFERENCE = re.compile(r"^(.*)\.\{(\w+)\}$")
@@ -343,6 +344,7 @@ def _release_facts(record: Dict[str, str], data: dict) -> ReleaseFacts:
         wheel=record["wheel"],
         sha256=record["sha256"],
         npu_all=frozenset(_string_list(_required(data, "npu_all", where), where + "npu_all")),
+        npu_unlisted=frozenset(_string_list(data.get("npu_unlisted", []), where + "npu_unlisted")),
         npu_submodules=MappingProxyType({
             name: frozenset(_string_list(values, f"{where}npu_submodules/{name}"))
             for name, values in _optional(data, "npu_submodules", dict, where).items()}),
