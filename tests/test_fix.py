@@ -151,6 +151,58 @@ def test_import_in_a_try_block_stays_guarded_and_type_checking_imports_do_not_co
     assert "import torch.nn as nn\nimport torch_npu\nm = " in out
 
 
+def test_a_guard_of_torch_keeps_torch_npu_and_a_guard_of_one_feature_does_not_get_it():
+    # deepspeed accelerator/cuda_accelerator.py: `import torch.cuda` under `except ImportError: pass`.
+    text = "import os\ntry:\n    import torch.cuda\nexcept ImportError:\n    pass\nn = torch.cuda.device_count()\n"
+    out = Fixer().fix_text(text, "a.py").text
+    assert out.startswith("import os\ntry:\n    import torch_npu\n    import torch.npu\nexcept ImportError:")
+    # diffusers utils/torch_utils.py: the `try:` guards `torch._dynamo`, torch comes from the `if`.
+    text = ("if HAS_TORCH:\n    import torch\ntry:\n    from torch._dynamo import allow_in_graph\n"
+            "except ImportError:\n    allow_in_graph = None\ndef f():\n    torch.cuda.synchronize()\n")
+    out = Fixer().fix_text(text, "a.py").text
+    assert out.startswith("if HAS_TORCH:\n    import torch\n    import torch_npu\ntry:\n    from torch._dynamo")
+
+
+def test_an_import_sharing_its_line_gets_torch_npu_on_that_line():
+    # A new line would leave the `if` (or, indented, not parse).
+    out = Fixer().fix_text("if ok: import torch\ndef f():\n    torch.cuda.synchronize()\n", "a.py").text
+    assert out.startswith("if ok: import torch; import torch_npu\n")
+    out = Fixer().fix_text("try: import torch\nexcept ImportError: pass\ntorch.cuda.synchronize()\n", "a.py").text
+    assert out.startswith("try: import torch; import torch_npu\n")
+    out = Fixer().fix_text("def f():\n\tif ok:\n\t\timport torch\n\t\ttorch.cuda.synchronize()\n", "a.py").text
+    assert "\t\timport torch\n\t\timport torch_npu\n" in out, "tabs stay tabs"
+
+
+def test_a_module_that_never_imports_torch_gets_no_torch_npu_from_a_device_string():
+    # deepspeed comm/constants.py, under its license header.
+    text = "# Copyright (c) Microsoft Corporation.\n# SPDX-License-Identifier: Apache-2.0\n\nNCCL_BACKEND = 'nccl'\n"
+    out = Fixer(unsafe=True).fix_text(text, "a.py").text
+    assert out == text.replace("'nccl'", "'hccl'")
+
+
+@pytest.mark.parametrize("text, line", [
+    ("#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n# Copyright (c) Example.\n\nX = 1\n", 5),
+    ("# Copyright (c) Example.\n\n# About X.\nX = 1\n", 3),  # a comment on X stays with it
+    ("# Copyright (c) Example.\nX = 1\n", 2),
+    ('# Copyright (c) Example.\n"""Doc."""\nX = 1\n', 3),
+    ('"""Doc."""\nfrom __future__ import annotations\n# About X.\nX = 1\n', 3),
+])
+def test_a_new_import_at_the_top_goes_below_the_header_docstring_and_future_imports(text, line):
+    from npu_lint.analysis.torch_npu_import import module_top_line
+    from npu_lint.core.source import LineIndex
+
+    assert module_top_line(astroid.parse(text), LineIndex(text).line) == line
+
+
+def test_a_fix_that_names_torch_npu_binds_it_with_the_module_imports_below_its_header():
+    from npu_lint.analysis.context import ModuleContext
+
+    text = "# Copyright (c) Example.\n\nimport os\nfrom apex.optimizers import FusedAdam\n\nopt = FusedAdam\n"
+    ctx = ModuleContext(astroid.parse(text), text, Settings())
+    (edit,) = ctx.torch_npu_import_edits()
+    assert (edit.start.line, edit.start.column, edit.content) == (5, 0, "import torch_npu\n")
+
+
 def _reaches_npu(stmt: ast.stmt) -> bool:
     if isinstance(stmt, ast.ImportFrom):
         return (stmt.module or "").startswith("torch.npu") or (

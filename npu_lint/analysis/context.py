@@ -5,8 +5,8 @@ from astroid import nodes
 
 from npu_lint.analysis.npu_branches import off_npu_path
 from npu_lint.analysis.torch_npu_import import (
-    first_line, imports_torch_npu, imports_torch_npu_in, insertion_before_edit, insertion_edit, local_torch_import,
-    module_top_line, torch_npu_placement,
+    first_line, imports_torch_npu, imports_torch_npu_in, indentation, insertion_before_edit, insertion_edit,
+    leading_imports_end, local_torch_import, module_top_line, torch_npu_placement,
 )
 from npu_lint.config.settings import Settings
 from npu_lint.core.findings import Applicability, Confidence, Edit, Finding, Fix, Position, Related, Severity
@@ -27,14 +27,17 @@ class ModuleContext:
         self.findings: list[Finding] = []
         self.scratch: dict = {}  # per-module state of checks, keyed by check
 
-    def torch_npu_import_edits(self, node: nodes.NodeNG | None = None) -> tuple[Edit, ...]:
-        """The edit that adds `import torch_npu`, or none when the module has it.
+    def torch_npu_import_edits(self, node: nodes.NodeNG | None = None, bind: bool = False) -> tuple[Edit, ...]:
+        """The edit that adds `import torch_npu` for a fix at `node`, or none.
 
         Where the module imports torch at its top, the import goes there (`device_import_edits`).
         A module that imports torch only inside functions or `if` blocks (transformers'
         `if is_torch_available(): import torch`) gets it after the torch import that serves
-        `node`, so the module still loads without torch; a module with no torch import at all
-        gets it at its top, as the fixed code now needs the NPU registered.
+        `node`, so the module still loads without torch. Where no torch import serves `node`
+        (deepspeed's comm/constants.py: `NCCL_BACKEND = 'nccl'`), none: the code only hands a
+        name or an object to modules that import torch, and torch_npu belongs with their torch
+        (NPU120 asks the program's entry modules for it). A fix that writes the name `torch_npu`
+        itself (`bind`, or no `node`) needs it bound: failing the above, at the module's top.
         """
         if "torch_npu_import" not in self.scratch:
             self.scratch["torch_npu_import"] = self._module_torch_npu_import()
@@ -42,11 +45,13 @@ class ModuleContext:
         if module_edits is not None:
             return module_edits
         stmt = local_torch_import(node) if node is not None else None
-        if stmt is None:
-            if "torch_npu_import_at_top" not in self.scratch:
-                self.scratch["torch_npu_import_at_top"] = self._top_insertion()
-            return self.scratch["torch_npu_import_at_top"]
-        return () if imports_torch_npu_in(stmt.scope()) else (self.insert_after(stmt),)
+        if stmt is not None:
+            return () if imports_torch_npu_in(stmt.scope()) else (self.insert_after(stmt),)
+        if node is not None and not bind:
+            return ()
+        if "torch_npu_import_at_top" not in self.scratch:
+            self.scratch["torch_npu_import_at_top"] = self._top_insertion()
+        return self.scratch["torch_npu_import_at_top"]
 
     def _module_torch_npu_import(self) -> tuple[Edit, ...] | None:
         """The module-wide answer, or None when it depends on where the fixed line is (the
@@ -57,9 +62,16 @@ class ModuleContext:
         return () if imports_torch_npu_in(self.module) else None
 
     def _top_insertion(self) -> tuple[Edit, ...]:
-        line_number = module_top_line(self.module)
+        """With the imports the module opens with, else below its header comments and docstring."""
+        last_import = leading_imports_end(self.module)
+        if last_import is not None:
+            return (self.insert_after(last_import),)
+        line_number = module_top_line(self.module, self.index.line)
         line = self.index.line(line_number)
-        return (insertion_before_edit(line_number, line, _newline(line) if line else "\n"),)
+        if not line:  # nothing below the docstring: `"""Doc."""; x = "cuda"` on one line
+            return (self.insert_after(self.module.body[-1]),) if self.module.body else ()
+        position = Position(line_number, 0)
+        return (Edit(position, position, "import torch_npu" + _newline(line)),)
 
     def device_import_edits(self, statement: str) -> tuple[Edit, ...]:
         """An edit adding `statement` where `import torch_npu` belongs: after `import torch`,
@@ -75,8 +87,12 @@ class ModuleContext:
 
     def insert_after(self, stmt: nodes.NodeNG, statement: str = "import torch_npu") -> Edit:
         """An edit adding `statement` on its own line after stmt, in the file's line ending."""
+        first = self.index.line(stmt.lineno)
+        if first[:self.start(stmt).column].strip():
+            # `if ok: import torch` or `import os; import torch`: a new line would leave the block
+            return Edit(self.end(stmt), self.end(stmt), f"; {statement}")
         line = self.index.line(stmt.end_lineno or stmt.lineno)
-        return insertion_edit(stmt, line, _newline(line), statement)
+        return insertion_edit(stmt, line, _newline(line), statement, indentation(first))
 
     def _agnostic_fix(self, rule: Rule, edits: tuple[Edit, ...], applicability, fields: dict) -> Fix:
         if not edits or rule.agnostic is None:

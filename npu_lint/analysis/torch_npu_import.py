@@ -7,6 +7,10 @@ stops the program with ModuleNotFoundError. So the import goes after the first `
 in a module that only does `from torch import ...`, its first torch import), unless a statement
 before that point reaches CUDA or the NPU: then it goes right before that statement. The fixes
 turn `torch.cuda` into `torch.npu`, so a CUDA name counts as reaching the NPU.
+
+Where torch itself is optional (`try: import torch` / `except ImportError:`), the import goes
+inside that guard, so the module still loads without torch_npu; it never goes into a guard that
+covers something else, where a missing torch_npu would silently take the fallback.
 """
 from __future__ import annotations
 
@@ -47,22 +51,46 @@ def _imports_torch(stmt: nodes.NodeNG) -> bool:
     return any(_is_package(name, "torch") for name in _names(stmt))
 
 
-def _runs_on_import(stmts):
-    """Import statements that run when the module is imported: top level, or in the body of a
-    top-level `try:` (the usual guarded import). `if TYPE_CHECKING:` and functions do not count."""
-    for stmt in stmts:
-        if isinstance(stmt, (nodes.Import, nodes.ImportFrom)):
-            yield stmt
-        elif isinstance(stmt, nodes.Try):
-            yield from (inner for inner in stmt.body  # not `try: import torch` on one line
-                        if isinstance(inner, (nodes.Import, nodes.ImportFrom)) and inner.lineno != stmt.lineno)
+def _carriers(module: nodes.Module) -> list[nodes.NodeNG]:
+    """The torch imports `import torch_npu` may follow at module level, all in one block.
+
+    The module's unguarded top-level torch imports when it has any. Else torch itself is optional
+    (deepspeed's `try: import torch.cuda` / `except ImportError: pass`): the `import torch...`
+    statements of the first top-level `try:` that has one, so the guard covers torch_npu too. A
+    `try: from torch._dynamo import allow_in_graph` guards one feature, not torch: a missing
+    torch_npu there would silently take the feature's fallback, so it does not count. Nor do
+    `if TYPE_CHECKING:` blocks and functions (`local_torch_import` serves those)."""
+    unguarded = [stmt for stmt in module.body if _is_import(stmt) and _imports_torch(stmt)]
+    if unguarded:
+        return unguarded
+    for stmt in module.body:
+        if isinstance(stmt, nodes.Try):
+            guarded = [inner for inner in stmt.body if _imports_torch_itself(inner)
+                       and inner.lineno != stmt.lineno]  # not `try: import torch` on one line
+            if guarded:
+                return guarded
+    return []
+
+
+def _is_import(stmt: nodes.NodeNG) -> bool:
+    return isinstance(stmt, (nodes.Import, nodes.ImportFrom))
+
+
+def _imports_torch_itself(stmt: nodes.NodeNG) -> bool:
+    """`import torch` or `import torch.cuda`: fails only without torch, unlike `from torch.x import y`."""
+    return isinstance(stmt, nodes.Import) and _imports_torch(stmt)
+
+
+def _preferred(imports: list[nodes.NodeNG]) -> nodes.NodeNG:
+    plain = [stmt for stmt in imports if isinstance(stmt, nodes.Import) and "torch" in _names(stmt)]
+    return (plain or imports)[0]
 
 
 def first_torch_import(module: nodes.Module) -> nodes.NodeNG | None:
-    """The first `import torch` that runs on import, else the first torch import of any form."""
-    imports = [stmt for stmt in _runs_on_import(module.body) if _imports_torch(stmt)]
-    plain = [stmt for stmt in imports if isinstance(stmt, nodes.Import) and "torch" in _names(stmt)]
-    return (plain or imports or [None])[0]
+    """The module's `import torch` that `import torch_npu` follows, else its first torch import
+    of any form (see `_carriers`)."""
+    imports = _carriers(module)
+    return _preferred(imports) if imports else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,20 +100,24 @@ class Placement:
 
 
 def torch_npu_placement(module: nodes.Module) -> Placement | None:
-    """Where the import goes, or None for a module without torch imports."""
-    imports = [stmt for stmt in _runs_on_import(module.body) if _imports_torch(stmt)]
+    """Where the import goes, or None for a module without torch imports at its top.
+
+    In a guarded block the import stays inside it: only what the block runs before its torch
+    import can move it up, and never above the guard."""
+    imports = _carriers(module)
     if not imports:
         return None
-    reach = _first_device_statement(module)
+    block = imports[0].parent.body
+    reach = _first_device_statement(block)
     reach_line = _first_device_line(reach) if reach is not None else None
-    for anchor in (first_torch_import(module), imports[0]):
+    for anchor in (_preferred(imports), imports[0]):
         if reach_line is None or (anchor.end_lineno or anchor.lineno) < reach_line:
             return Placement(anchor, before=False)
     return Placement(reach, before=True)
 
 
-def _first_device_statement(module: nodes.Module) -> nodes.NodeNG | None:
-    for stmt in module.body:
+def _first_device_statement(block: list[nodes.NodeNG]) -> nodes.NodeNG | None:
+    for stmt in block:
         if _first_device_line(stmt) is not None:
             return stmt
     return None
@@ -134,14 +166,16 @@ def imports_torch_npu_in(scope: nodes.NodeNG) -> bool:
 
 
 def local_torch_import(node: nodes.NodeNG) -> nodes.NodeNG | None:
-    """The torch import that serves `node` in a module without one at its top: the first
-    `import torch...` of the innermost enclosing function (or the module's `if`/`try` blocks)
-    that comes before `node`."""
+    """The torch import that serves `node` in a module without one at its top: in the innermost
+    enclosing function (or the module's `if`/`try` blocks) that imports torch before `node`, its
+    first `import torch...`, else its first `from torch... import`. diffusers imports torch under
+    `if is_torch_available():` and guards `from torch._dynamo import ...` with a fallback: the
+    import belongs with the first, not in the feature's guard."""
     scope = node.scope()
     while scope is not None:
         found = [stmt for stmt in _statements_of(scope) if _imports_torch(stmt) and stmt.lineno <= node.lineno]
         if found:
-            return min(found, key=lambda stmt: stmt.lineno)
+            return min(found, key=lambda stmt: (not _imports_torch_itself(stmt), stmt.lineno))
         scope = scope.parent.scope() if scope.parent is not None else None
     return None
 
@@ -157,17 +191,41 @@ def _statements_of(scope: nodes.NodeNG):
             stack.extend(node.get_children())
 
 
-def module_top_line(module: nodes.Module) -> int:
-    """The line a new top-level import goes on: after the docstring and `from __future__` imports."""
-    line = 1
+def _after_docstring_and_future(module: nodes.Module) -> tuple[int, list[nodes.NodeNG]]:
+    """The first line after the docstring and `from __future__` imports, and the statements after."""
+    line, rest = 1, list(module.body)
     if module.doc_node is not None:
         line = (module.doc_node.end_lineno or module.doc_node.lineno) + 1
-    for stmt in module.body:
-        if isinstance(stmt, nodes.ImportFrom) and stmt.modname == "__future__":
-            line = (stmt.end_lineno or stmt.lineno) + 1
-        elif not (isinstance(stmt, nodes.Expr) and stmt is module.body[0] and module.doc_node is not None):
+        if rest and isinstance(rest[0], nodes.Expr) and rest[0].value is module.doc_node:
+            rest.pop(0)
+    while rest and isinstance(rest[0], nodes.ImportFrom) and rest[0].modname == "__future__":
+        line = (rest[0].end_lineno or rest[0].lineno) + 1
+        rest.pop(0)
+    return line, rest
+
+
+def leading_imports_end(module: nodes.Module) -> nodes.NodeNG | None:
+    """The last statement of the import block that opens the module (after its docstring and
+    `from __future__` imports), where a new import joins the others; None without one."""
+    last = None
+    for stmt in _after_docstring_and_future(module)[1]:
+        if not _is_import(stmt):
             break
-    return line
+        last = stmt
+    return last
+
+
+def module_top_line(module: nodes.Module, line_text) -> int:
+    """The line a new top-level import goes on in a module that opens with no imports: after the
+    docstring and `from __future__` imports, else after the comment block the file opens with
+    (shebang, encoding cookie, license: deepspeed's files start with an SPDX header). Comments
+    written right above the first statement stay with it."""
+    line, rest = _after_docstring_and_future(module)
+    if line > 1 or not rest:
+        return line
+    code = first_line(rest[0])
+    blank = [number for number in range(1, code) if not line_text(number).strip()]
+    return blank[-1] + 1 if blank else code
 
 
 def first_line(stmt: nodes.NodeNG) -> int:
@@ -181,10 +239,12 @@ def indentation(line_text: str) -> str:
 
 
 def insertion_edit(stmt: nodes.NodeNG, line_text: str, newline: str = "\n",
-                   statement: str = f"import {TORCH_NPU}") -> Edit:
-    """Insert an import statement on its own line after stmt, indented like it."""
+                   statement: str = f"import {TORCH_NPU}", indent: str | None = None) -> Edit:
+    """Insert an import statement on its own line after stmt (whose last line is `line_text`),
+    indented like it: `indent` is the text before stmt on its first line (tabs stay tabs)."""
     end_line = stmt.end_lineno or stmt.lineno
-    indent = " " * stmt.col_offset if stmt.col_offset else ""
+    if indent is None:
+        indent = " " * stmt.col_offset if stmt.col_offset else ""
     if line_text.endswith(("\n", "\r")):
         return Edit(Position(end_line + 1, 0), Position(end_line + 1, 0), f"{indent}{statement}{newline}")
     end = Position(end_line, len(line_text))  # the import is the file's last line

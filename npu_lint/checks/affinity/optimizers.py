@@ -55,7 +55,7 @@ class OptimizerHasNpuFused(AffinityCheck):
         edits = ()
         if self._exact(node, counterpart):
             start, end = ctx.start(node.func), ctx.end(node.func)
-            edits = (Edit(start, end, fused), *ctx.torch_npu_import_edits())
+            edits = (Edit(start, end, fused), *ctx.torch_npu_import_edits(node, bind=True))
         self.report(ctx, node, operator, optimizer=name, fused=fused, edits=edits)
 
     @staticmethod
