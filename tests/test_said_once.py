@@ -59,3 +59,24 @@ def test_a_library_name_handed_on_by_a_local_alias_is_said_where_it_is_assigned(
     findings = [f for f in Engine().check_text(text).findings if f.code == "NPU403"]
     assert [f.start.line for f in findings] == [5, 8]  # the assignment, and the call (its own advice)
     assert [r.start.line for r in findings[0].related] == [6, 7]
+
+
+def test_a_name_imported_from_torch_cuda_is_said_at_the_import_and_its_uses_are_related():
+    # fairscale optim/grad_scaler.py, accelerate checkpointing.py, kornia: each use carried the
+    # import line's edit again.
+    text = ("import torch\nfrom torch.cuda.amp.grad_scaler import GradScaler as TorchGradScaler\n"
+            "from torch.cuda.amp import autocast\n\n\nclass Scaler(TorchGradScaler):\n    pass\n\n\n"
+            "def step(scaler: TorchGradScaler):\n    with autocast(enabled=True):\n        pass\n")
+    findings = [f for f in Engine().check_text(text).findings if f.code == "NPU101"]
+    assert [f.start.line for f in findings] == [2, 3]
+    assert [r.start.line for r in findings[0].related] == [6, 10]
+    assert [r.start.line for r in findings[1].related] == [11]
+    assert any(e.start.line == 11 for e in findings[1].fix.edits)  # the use's `"npu", ` stays in the fix
+
+
+def test_a_use_whose_fix_is_not_the_imports_keeps_its_finding():
+    # `from torch import npu as cuda` does not turn `cuda.CUDAGraph` into `NPUGraph`.
+    text = "import torch\nfrom torch import cuda\ncuda.synchronize()\ngraph = cuda.CUDAGraph()\n"
+    findings = [f for f in Engine().check_text(text).findings if f.code == "NPU101"]
+    assert [f.start.line for f in findings] == [2, 4]
+    assert [r.start.line for r in findings[0].related] == [3]
