@@ -80,3 +80,15 @@ def test_a_use_whose_fix_is_not_the_imports_keeps_its_finding():
     findings = [f for f in Engine().check_text(text).findings if f.code == "NPU101"]
     assert [f.start.line for f in findings] == [2, 4]
     assert [r.start.line for r in findings[0].related] == [3]
+
+
+def test_an_unsupported_api_is_reported_where_it_may_run_not_where_it_is_only_named():
+    # deepspeed's flops profiler wraps F.avg_pool3d (its name twice on one line), keys hooks by
+    # nn.RNN and tests isinstance(m, (nn.RNN, nn.RNNCell)): six NPU303 findings, none of them a run.
+    text = ("import torch.nn as nn\nimport torch.nn.functional as F\n\n"
+            "F.avg_pool3d = wrap(F.avg_pool3d)\n"
+            "HOOKS = {nn.RNN: 'rnn_hook'}\n"
+            "def is_rnn(module):\n    return isinstance(module, (nn.RNN, nn.RNNCell))\n"
+            "def build(x):\n    return nn.RNN(2, 2), F.avg_pool3d(x, 2), map(F.adaptive_max_pool1d, [x])\n")
+    findings = [f for f in Engine().check_text(text).findings if f.code == "NPU303"]
+    assert [(f.start.line, f.start.column) for f in findings] == [(9, 11), (9, 25), (9, 49)]

@@ -188,6 +188,27 @@ def _held_for_type_tests(collection: nodes.NodeNG) -> bool:
     return bool(reads) and not rebound and all(_tested_against(read) for read in reads)
 
 
+def names_without_running(node: nodes.NodeNG) -> bool:
+    """A place that names a function or class without running it: a type test, the other side
+    of a comparison (`fn is F.avg_pool3d`, `m.__class__ in (nn.RNN, nn.GRU)`), an `except`
+    clause, a dict key or a subscript's index (`{nn.RNN: hook}`, `Union[nn.RNN, nn.GRU]`), an
+    annotation. A call, a decorator, a base class or a value handed on (an argument, a dict
+    value) may run it."""
+    if in_type_test(node) or in_annotation(node):
+        return True
+    held = node.parent if isinstance(node.parent, (nodes.Tuple, nodes.List, nodes.Set)) else node
+    parent = held.parent
+    if isinstance(parent, nodes.Compare):
+        return True
+    if isinstance(parent, nodes.ExceptHandler):
+        return held is parent.type
+    if isinstance(parent, nodes.Subscript):
+        return held is parent.slice
+    if isinstance(parent, nodes.Dict):
+        return any(held is key for key, _value in parent.items)
+    return False
+
+
 def in_annotation(node: nodes.NodeNG) -> bool:
     """Inside a type annotation (of a parameter, a return or a variable): it names a type and
     uses nothing, so `-> torch.profiler.profile` is not a use of the CUDA profiler."""
