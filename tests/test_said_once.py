@@ -92,3 +92,14 @@ def test_an_unsupported_api_is_reported_where_it_may_run_not_where_it_is_only_na
             "def build(x):\n    return nn.RNN(2, 2), F.avg_pool3d(x, 2), map(F.adaptive_max_pool1d, [x])\n")
     findings = [f for f in Engine().check_text(text).findings if f.code == "NPU303"]
     assert [(f.start.line, f.start.column) for f in findings] == [(9, 11), (9, 25), (9, 49)]
+
+
+def test_a_triton_kernel_with_stacked_decorators_is_one_finding():
+    # deepspeed ops/sparse_attention/softmax.py: @triton.heuristics twice and @triton.jit on one kernel.
+    text = ("import triton\n\n"
+            "@triton.autotune(configs=[triton.Config({'BLOCK': 64})], key=['n'])\n"
+            "@triton.heuristics({'EVEN': lambda args: args['n'] % 64 == 0})\n"
+            "@triton.jit\ndef add_kernel(x_ptr, n):\n    pass\n")
+    findings = [f for f in Engine().check_text(text).findings if f.code in ("NPU402", "NPU403")]
+    assert [(f.code, f.start.line) for f in findings] == [("NPU402", 3)]
+    assert [r.start.line for r in findings[0].related] == [4, 5]
