@@ -59,3 +59,47 @@ def test_a_library_name_handed_on_by_a_local_alias_is_said_where_it_is_assigned(
     findings = [f for f in Engine().check_text(text).findings if f.code == "NPU403"]
     assert [f.start.line for f in findings] == [5, 8]  # the assignment, and the call (its own advice)
     assert [r.start.line for r in findings[0].related] == [6, 7]
+
+
+def test_a_name_imported_from_torch_cuda_is_said_at_the_import_and_its_uses_are_related():
+    # fairscale optim/grad_scaler.py, accelerate checkpointing.py, kornia: each use carried the
+    # import line's edit again.
+    text = ("import torch\nfrom torch.cuda.amp.grad_scaler import GradScaler as TorchGradScaler\n"
+            "from torch.cuda.amp import autocast\n\n\nclass Scaler(TorchGradScaler):\n    pass\n\n\n"
+            "def step(scaler: TorchGradScaler):\n    with autocast(enabled=True):\n        pass\n")
+    findings = [f for f in Engine().check_text(text).findings if f.code == "NPU101"]
+    assert [f.start.line for f in findings] == [2, 3]
+    assert [r.start.line for r in findings[0].related] == [6, 10]
+    assert [r.start.line for r in findings[1].related] == [11]
+    assert any(e.start.line == 11 for e in findings[1].fix.edits)  # the use's `"npu", ` stays in the fix
+
+
+def test_a_use_whose_fix_is_not_the_imports_keeps_its_finding():
+    # `from torch import npu as cuda` does not turn `cuda.CUDAGraph` into `NPUGraph`.
+    text = "import torch\nfrom torch import cuda\ncuda.synchronize()\ngraph = cuda.CUDAGraph()\n"
+    findings = [f for f in Engine().check_text(text).findings if f.code == "NPU101"]
+    assert [f.start.line for f in findings] == [2, 4]
+    assert [r.start.line for r in findings[0].related] == [3]
+
+
+def test_an_unsupported_api_is_reported_where_it_may_run_not_where_it_is_only_named():
+    # deepspeed's flops profiler wraps F.avg_pool3d (its name twice on one line), keys hooks by
+    # nn.RNN and tests isinstance(m, (nn.RNN, nn.RNNCell)): six NPU303 findings, none of them a run.
+    text = ("import torch.nn as nn\nimport torch.nn.functional as F\n\n"
+            "F.avg_pool3d = wrap(F.avg_pool3d)\n"
+            "HOOKS = {nn.RNN: 'rnn_hook'}\n"
+            "def is_rnn(module):\n    return isinstance(module, (nn.RNN, nn.RNNCell))\n"
+            "def build(x):\n    return nn.RNN(2, 2), F.avg_pool3d(x, 2), map(F.adaptive_max_pool1d, [x])\n")
+    findings = [f for f in Engine().check_text(text).findings if f.code == "NPU303"]
+    assert [(f.start.line, f.start.column) for f in findings] == [(9, 11), (9, 25), (9, 49)]
+
+
+def test_a_triton_kernel_with_stacked_decorators_is_one_finding():
+    # deepspeed ops/sparse_attention/softmax.py: @triton.heuristics twice and @triton.jit on one kernel.
+    text = ("import triton\n\n"
+            "@triton.autotune(configs=[triton.Config({'BLOCK': 64})], key=['n'])\n"
+            "@triton.heuristics({'EVEN': lambda args: args['n'] % 64 == 0})\n"
+            "@triton.jit\ndef add_kernel(x_ptr, n):\n    pass\n")
+    findings = [f for f in Engine().check_text(text).findings if f.code in ("NPU402", "NPU403")]
+    assert [(f.code, f.start.line) for f in findings] == [("NPU402", 3)]
+    assert [r.start.line for r in findings[0].related] == [4, 5]

@@ -142,13 +142,71 @@ def is_method_self(node: nodes.NodeNG) -> bool:
 
 
 def in_type_test(node: nodes.NodeNG) -> bool:
-    """The class argument of `isinstance(x, C)` / `issubclass(k, C)`, alone or in a tuple: a
-    test for the class, not a use of it."""
+    """A class that is only tested for, not used: the class argument of `isinstance(x, C)` /
+    `issubclass(k, C)`, the other side of `type(x) is C` / `type(x) == C` / `type(x) in (C, D)`,
+    alone or in a tuple, also a tuple held by a local name that only such tests read
+    (`options = (C, D)`, then `isinstance(x, options)`)."""
+    if _tested_against(node):
+        return True
     parent = node.parent
-    if isinstance(parent, nodes.Tuple):
-        node, parent = parent, parent.parent
-    return isinstance(parent, nodes.Call) and len(parent.args) == 2 and parent.args[1] is node \
-        and isinstance(parent.func, nodes.Name) and parent.func.name in ("isinstance", "issubclass")
+    if not isinstance(parent, (nodes.Tuple, nodes.List, nodes.Set)):
+        return False
+    return _tested_against(parent) or _held_for_type_tests(parent)
+
+
+def _tested_against(node: nodes.NodeNG) -> bool:
+    parent = node.parent
+    if isinstance(parent, nodes.Call):
+        return len(parent.args) == 2 and parent.args[1] is node and isinstance(parent.func, nodes.Name) \
+            and parent.func.name in ("isinstance", "issubclass")
+    if isinstance(parent, nodes.Compare):
+        operands = [parent.left, *(operand for _op, operand in parent.ops)]
+        ops = {op for op, _operand in parent.ops}
+        return ops <= {"is", "is not", "==", "!=", "in", "not in"} and any(
+            operand is not node and _is_type_call(operand) for operand in operands)
+    return False
+
+
+def _is_type_call(node: nodes.NodeNG) -> bool:
+    return isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and node.func.name == "type" \
+        and len(node.args) == 1 and not node.keywords
+
+
+def _held_for_type_tests(collection: nodes.NodeNG) -> bool:
+    """`options = (C, D)` in a function whose every read of `options` is a type test (it may
+    grow by `options += (E,)` on the way)."""
+    statement = collection.parent
+    if not (isinstance(statement, nodes.Assign) and statement.value is collection and len(statement.targets) == 1
+            and isinstance(statement.targets[0], nodes.AssignName)):
+        return False
+    name, scope = statement.targets[0].name, statement.scope()
+    if not isinstance(scope, (nodes.FunctionDef, nodes.Lambda)):
+        return False  # a module or class attribute may be read anywhere
+    reads = [n for n in scope.nodes_of_class(nodes.Name) if n.name == name]
+    rebound = [n for n in scope.nodes_of_class(nodes.AssignName)
+               if n.name == name and n is not statement.targets[0] and not isinstance(n.parent, nodes.AugAssign)]
+    return bool(reads) and not rebound and all(_tested_against(read) for read in reads)
+
+
+def names_without_running(node: nodes.NodeNG) -> bool:
+    """A place that names a function or class without running it: a type test, the other side
+    of a comparison (`fn is F.avg_pool3d`, `m.__class__ in (nn.RNN, nn.GRU)`), an `except`
+    clause, a dict key or a subscript's index (`{nn.RNN: hook}`, `Union[nn.RNN, nn.GRU]`), an
+    annotation. A call, a decorator, a base class or a value handed on (an argument, a dict
+    value) may run it."""
+    if in_type_test(node) or in_annotation(node):
+        return True
+    held = node.parent if isinstance(node.parent, (nodes.Tuple, nodes.List, nodes.Set)) else node
+    parent = held.parent
+    if isinstance(parent, nodes.Compare):
+        return True
+    if isinstance(parent, nodes.ExceptHandler):
+        return held is parent.type
+    if isinstance(parent, nodes.Subscript):
+        return held is parent.slice
+    if isinstance(parent, nodes.Dict):
+        return any(held is key for key, _value in parent.items)
+    return False
 
 
 def in_annotation(node: nodes.NodeNG) -> bool:

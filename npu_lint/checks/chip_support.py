@@ -3,17 +3,28 @@
 Both read what the generator merged from Ascend's per-API support lists into
 data/operator_support.yaml: the chips marked ✘ per API, and the public torch names the list does
 not mention ("not verified", which is not "unsupported").
+
+NPU303 reports a function or class where it may run: a call, a decorator, a base class, a value
+handed on (`register_forward_hook(F.avg_pool3d)`, `{"rnn": nn.RNN}`). Naming it only to test
+for it, as a key, or to patch it (`F.avg_pool3d = wrap(F.avg_pool3d)`, and every other
+reference of a module that patches it) runs nothing. A setting (`torch.backends.opt_einsum.enabled`)
+is reported wherever it is read or set.
 """
 from __future__ import annotations
 
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import chain_parts, names_without_running
 from npu_lint.checks.base import Check
 from npu_lint.checks.operator_calls import (
-    TENSOR, ApiListCall, call_on_cpu, chip_of, load_api_table, owned_by_other_rules, resolve_chain, scan_words
+    TENSOR, ApiListCall, call_on_cpu, chip_of, load_api_table, normalize_api, owned_by_other_rules, resolve_chain,
+    scan_words
 )
 from npu_lint.knowledge.operator_data import CHIP_IDS_ORDER, chip_label
+from npu_lint.knowledge.torch_model import data as torch_api
+
+_PATCHED = "api-unsupported-on-chip:patched"
 
 
 class ApiUnsupportedOnChip(Check):
@@ -38,9 +49,43 @@ class ApiUnsupportedOnChip(Check):
         target = node.parent if isinstance(node.parent, nodes.Call) and node.parent.func is node else node
         if target is not node and call_on_cpu(target, found[0].startswith(TENSOR)):
             return  # `device="cpu"`: the author keeps it off the NPU
+        if target is node and not _is_setting(found[0]) and not _may_run(node, found[0], ctx):
+            return
         ctx.report(self.rule, target, confidence=found[1], api=found[0], chip=chip_label(self.chip),
                    list_version=self.list_version, release=self.release,
                    others=f"; the list marks it supported on {', '.join(others)}" if others else "")
+
+
+def _may_run(node, api: str, ctx: ModuleContext) -> bool:
+    """A reference that is not a call may still run the API later (a decorator, a value handed on),
+    unless it only names it or belongs to a patch of it."""
+    if isinstance(node, (nodes.AssignAttr, nodes.DelAttr)) or names_without_running(node):
+        return False
+    return api not in _patched_apis(ctx)
+
+
+def _patched_apis(ctx: ModuleContext) -> frozenset:
+    """APIs this module assigns to (`F.avg_pool3d = wrap(F.avg_pool3d)`): a profiler or a shim
+    that wraps them; its other references (`_old = F.avg_pool3d`) are that patch's bookkeeping."""
+    if _PATCHED not in ctx.scratch:
+        ctx.scratch[_PATCHED] = frozenset(
+            normalize_api(parts[0][1]) for target in ctx.module.nodes_of_class(nodes.AssignAttr)
+            for parts in (chain_parts(target),) if parts)
+    return ctx.scratch[_PATCHED]
+
+
+def _is_setting(api: str) -> bool:
+    """A value, not a function or class (`torch.backends.opt_einsum.enabled`): reading or setting it
+    is the use."""
+    owner, _, name = api.rpartition(".")
+    record = torch_api.module_record(owner)
+    if record is not None:
+        return name in torch_api.names(record, "val") or name in record.get("ins", {})
+    record = torch_api.class_record(owner)
+    if record is not None:
+        return any(name in torch_api.names(record, key) for key in ("v", "pT", "pO")) or \
+            name in record.get("ins", {}) or name in record.get("lit", {})
+    return False
 
 
 class ApiNotVerified(ApiListCall):

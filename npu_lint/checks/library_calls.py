@@ -136,14 +136,33 @@ def _import_edits(ctx: ModuleContext, root: str) -> tuple[Edit, ...] | None:
 
 
 def _inside_covered_kernel(node: nodes.NodeNG, libraries) -> bool:
-    """Inside a function whose decorator another rule reports (`@triton.jit`): the kernel is one finding."""
+    """Inside a function whose decorator another rule reports (`@triton.jit`), or inside the
+    arguments of its decorators (`@triton.autotune(configs=[triton.Config(...)])`): the kernel is
+    one finding."""
+    decorators = _enclosing_decorators(node)
+    if decorators is not None and _covered(decorators, libraries):
+        return True
     scope = node.scope()
     while isinstance(scope, (nodes.FunctionDef, nodes.Lambda)):
-        for decorator in getattr(scope, "decorators", None) and scope.decorators.nodes or ():
-            target = decorator.func if isinstance(decorator, nodes.Call) else decorator
-            qname = qualified_name(target)
-            advice = libraries.advice_for(qname) if qname else None
-            if advice is not None and advice.covered_by:
-                return True
+        if getattr(scope, "decorators", None) and _covered(scope.decorators, libraries):
+            return True
         scope = scope.parent.scope() if scope.parent is not None else None
+    return False
+
+
+def _enclosing_decorators(node: nodes.NodeNG) -> nodes.Decorators | None:
+    while node is not None and not node.is_statement:
+        if isinstance(node, nodes.Decorators):
+            return node
+        node = node.parent
+    return None
+
+
+def _covered(decorators: nodes.Decorators, libraries) -> bool:
+    for decorator in decorators.nodes:
+        target = decorator.func if isinstance(decorator, nodes.Call) else decorator
+        qname = qualified_name(target)
+        advice = libraries.advice_for(qname) if qname else None
+        if advice is not None and advice.covered_by:
+            return True
     return False

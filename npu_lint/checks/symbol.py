@@ -3,6 +3,10 @@
 Fixes, when the rule gives one: `replace_last` renames the last segment in
 place (`Backend.NCCL` -> `Backend.HCCL`); `replace_prefix` rewrites a name
 written out in full (`torch.profiler.profile` -> `torch_npu.profiler.profile`).
+
+A rule without such a fix says a decorated function once: stacked decorators it matches
+(`@triton.autotune(...)`, `@triton.heuristics(...)`, `@triton.jit` on one kernel) are one
+finding, on the outermost, with the others as related locations.
 """
 from __future__ import annotations
 
@@ -58,9 +62,16 @@ class SymbolCheck(Check):
             return  # `isinstance(model, nn.DataParallel)` asks; the construction is what to port
         if _probed_by_hasattr(outermost_attribute(node)):
             return  # `hasattr(torch.backends.cudnn, "flags")` asks whether a name exists; it uses nothing
+        related = ()
+        if not (self.replace_last or self.replace_prefix):
+            stacked = self._stacked_decorators(outermost_attribute(node))
+            if stacked and stacked[0][0] is not node:
+                return  # said at the outermost decorator of this function
+            related = tuple(ctx.related(other, f"`{other_qname}` decorates the same function")
+                            for other, other_qname in stacked[1:])
         replacement, edit = self._replacement(qname, parts[index:], ctx)
         ctx.report(
-            self.rule, node, edits=(edit,) if edit else (),
+            self.rule, node, edits=(edit,) if edit else (), related=related,
             qname=qname, replacement=replacement, suggestion=self._suggestion(qname),
         )
 
@@ -71,6 +82,24 @@ class SymbolCheck(Check):
             if text is not None:
                 return text
         return self.suggestion
+
+    def _matched_part(self, top) -> tuple | None:
+        """(node, qualified name) of the longest part of a chain this rule matches, else None."""
+        return next(((part, qname) for part, qname in chain_parts(top) if self.matches(qname)), None)
+
+    def _stacked_decorators(self, top) -> list:
+        """The decorators of the function `top` decorates that this rule matches, outermost first;
+        empty when `top` is not a decorator."""
+        decorator = top.parent if isinstance(top.parent, nodes.Call) and top.parent.func is top else top
+        if not isinstance(decorator.parent, nodes.Decorators):
+            return []
+        found = []
+        for expression in decorator.parent.nodes:
+            callee = expression.func if isinstance(expression, nodes.Call) else expression
+            matched = self._matched_part(callee)
+            if matched is not None:
+                found.append(matched)
+        return found
 
     def _replacement(self, qname: str, parts, ctx: ModuleContext) -> tuple[str, Edit | None]:
         node = parts[0][0]

@@ -4,8 +4,15 @@ Two rules share the matching: NPU101 reports names torch_npu offers under
 `torch.npu` (with a fix), NPU102 the names it lacks in the target release, unless the code
 reads them only after `hasattr(torch.cuda, "name")` (the guard NPU102 asks for; its
 `torch.cuda` is reported by NPU101).
+
+A name an import binds from torch.cuda (`from torch.cuda.amp import GradScaler`) is said once,
+at the import: its uses (`GradScaler(...)`, `class S(GradScaler)`, `scaler: GradScaler`) are
+related locations of the import's finding when the import's fix is theirs too. A use whose fix
+is not (another spelling, no fix where the import has one) stays a finding of its own.
 """
 from __future__ import annotations
+
+import dataclasses
 
 from astroid import nodes
 
@@ -15,7 +22,7 @@ from npu_lint.analysis.guards import guarded_by_hasattr
 from npu_lint.analysis.cuda_objects import object_uses
 from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top
 from npu_lint.checks.base import Check
-from npu_lint.core.findings import Applicability, Edit, Position
+from npu_lint.core.findings import Applicability, Edit, Finding, Position
 from npu_lint.knowledge.device_api import accelerator_name, device_type_call
 from npu_lint.knowledge.cuda_surface import (
     first_release_with_equivalent, hint_for, is_cuda_name, is_plain_rename, note_for, npu_equivalent,
@@ -30,9 +37,12 @@ class _CudaUse:
     `cuda` segment (CUDAGraph -> NPUGraph); None where that cannot be done.
     """
 
-    def __init__(self, node, qname: str, edit: Edit | None, start=None, end=None, rename_edit=None):
+    def __init__(self, node, qname: str, edit: Edit | None, start=None, end=None, rename_edit=None, binding=None):
         self.node, self.qname, self.edit, self.start, self.end = node, qname, edit, start, end
         self.rename_edit = rename_edit or (lambda replacement: None)
+        # The import whose `cuda` this use reaches through (`GradScaler` -> its from-import); None
+        # for the import itself and for a chain that spells `cuda` out (`torch.cuda.x`).
+        self.binding = binding
 
     def edit_for(self, replacement: str) -> Edit | None:
         if is_plain_rename(self.qname, replacement):
@@ -80,6 +90,7 @@ class TorchCudaApi(Check):
             added = "" if works else first_release_with_equivalent(use.qname, patched=auto)
             stand_in = stand_in_note(use.qname) if works else ""
             note = stand_in or note_for(use.qname)
+            count = len(ctx.findings)
             ctx.report(
                 self.rule, use.node, start=use.start, end=use.end,
                 edits=edits if all(edits) else (),
@@ -92,6 +103,50 @@ class TorchCudaApi(Check):
                 hint=hint or "remove it or guard it",
                 related=_later_uses(use.node, ctx),
             )
+            if len(ctx.findings) > count:
+                ctx.scratch.setdefault(self, []).append((use, ctx.findings[-1]))
+
+    def leave_module(self, ctx: ModuleContext) -> None:
+        _fold_uses_into_imports(ctx, ctx.scratch.get(self, ()))
+
+
+def _fold_uses_into_imports(ctx: ModuleContext, reported: list) -> None:
+    """Move the findings of uses of an imported torch.cuda name into the import's finding."""
+    at_import: dict = {}
+    for use, finding in reported:
+        if isinstance(use.node, (nodes.Import, nodes.ImportFrom)):
+            at_import.setdefault(use.node, []).append((use.qname, finding))
+    if not at_import:
+        return
+    related: dict[Finding, list] = {}
+    folded = set()
+    for use, finding in reported:
+        target = _import_finding(at_import.get(use.binding, ()), use.qname)
+        if target is not None and _fix_covers(target, finding):
+            folded.add(id(finding))
+            related.setdefault(target, []).append(ctx.related(use.node, f"`{use.qname}` is used here"))
+    if not folded:
+        return
+    merged = {id(target): dataclasses.replace(target, related=tuple(sorted((*target.related, *more))))
+              for target, more in related.items()}
+    ctx.findings[:] = [merged.get(id(f), f) for f in ctx.findings if id(f) not in folded]
+
+
+def _import_finding(imported: list, qname: str) -> Finding | None:
+    """The finding of the imported name that `qname` is reached through (the longest match)."""
+    best = None
+    for name, finding in imported:
+        if (qname == name or qname.startswith(name + ".")) and (best is None or len(name) > len(best[0])):
+            best = (name, finding)
+    return best[1] if best else None
+
+
+def _fix_covers(at_import: Finding, at_use: Finding) -> bool:
+    """Applying the import's fix makes every edit of the use's fix: the use needs nothing more."""
+    mine, theirs = at_use.fix, at_import.fix
+    if mine is None or theirs is None:
+        return mine is theirs
+    return mine.applicability == theirs.applicability and set(mine.edits) <= set(theirs.edits)
 
 
 def _later_uses(node, ctx: ModuleContext) -> tuple:
@@ -117,7 +172,7 @@ def _device_type_call(use: _CudaUse, ctx: ModuleContext, release: str) -> tuple[
     if target is None or text is None:
         return None
     shown = f"{target}({text}, ...)"
-    stmt = use.node if isinstance(use.node, nodes.ImportFrom) else _from_import_binding(use.node)
+    stmt = use.node if isinstance(use.node, nodes.ImportFrom) else _from_import_binding(use)
     if stmt is not None:
         bundle = device_neutral.amp_import_bundle(ctx, stmt, release)
         return (shown, bundle) if bundle else None
@@ -136,16 +191,10 @@ def _device_neutral(use: _CudaUse, ctx: ModuleContext, release: str) -> tuple[st
     return _device_type_call(use, ctx, release)
 
 
-def _from_import_binding(node) -> nodes.ImportFrom | None:
+def _from_import_binding(use: _CudaUse) -> nodes.ImportFrom | None:
     """The from-import that binds a bare name such as `autocast`, if that is all that binds it."""
-    if not isinstance(node, nodes.Name):
-        return None
-    try:
-        _scope, assignments = node.lookup(node.name)
-    except Exception:
-        return None
-    if len(assignments) == 1 and isinstance(assignments[0], nodes.ImportFrom):
-        return assignments[0]
+    if isinstance(use.node, nodes.Name) and isinstance(use.binding, nodes.ImportFrom):
+        return use.binding
     return None
 
 
@@ -162,7 +211,8 @@ def _expression_use(node, ctx: ModuleContext, release: str) -> _CudaUse | None:
             return _CudaUse(node, qname, edits.attribute_name_edit(ctx, part, "npu"),
                             rename_edit=lambda replacement: _chain_rename_edit(ctx, node, part, qname, replacement))
     root = parts[-1][0]
-    return _CudaUse(node, qname, _binding_edit(root, ctx, release))
+    binding = _single_import(root)
+    return _CudaUse(node, qname, _binding_edit(binding, root.name, ctx, release), binding=binding)
 
 
 def _chain_rename_edit(ctx: ModuleContext, top, cuda_part, qname: str, replacement: str) -> Edit | None:
@@ -176,18 +226,22 @@ def _chain_rename_edit(ctx: ModuleContext, top, cuda_part, qname: str, replaceme
     return Edit(start, end, replacement[len("torch."):])
 
 
-def _binding_edit(root: nodes.Name, ctx: ModuleContext, release: str) -> Edit | None:
+def _single_import(root: nodes.Name) -> nodes.Import | nodes.ImportFrom | None:
+    """The import statement that alone binds the chain's root, else None."""
     try:
         _scope, assignments = root.lookup(root.name)
     except Exception:
         return None
-    if len(assignments) != 1:
+    if len(assignments) != 1 or not isinstance(assignments[0], (nodes.Import, nodes.ImportFrom)):
         return None
-    stmt = assignments[0]
+    return assignments[0]
+
+
+def _binding_edit(stmt, name: str, ctx: ModuleContext, release: str) -> Edit | None:
     if isinstance(stmt, nodes.ImportFrom):
         return _from_import_edit(stmt, ctx, release)
     if isinstance(stmt, nodes.Import):
-        bound = imported_name(stmt, root.name)
+        bound = imported_name(stmt, name)
         if bound and is_cuda_name(bound) and bound != "torch":
             return edits.module_path_edit(ctx, stmt, bound, 1, "npu")
     return None
