@@ -1,4 +1,4 @@
-"""The role of a string literal: a device argument, a backend argument, prose.
+"""The role of a string literal: a device argument, a backend argument, an accelerator name, prose.
 
 The tables are data (data/arguments.yaml); this module only reads the tree.
 """
@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 
 from astroid import nodes
 
@@ -22,6 +23,15 @@ class Role:
     keywords: frozenset[str]
     positional: dict[str, int]
     methods: dict[str, int]
+    names: re.Pattern | None = None  # variables, attributes, parameters, dict keys holding the value
+
+
+@dataclasses.dataclass(frozen=True)
+class NotValues:
+    """What marks a string as no value at all (see analysis/not_values.py)."""
+    attribute_calls: dict[str, int]
+    method_names: frozenset[str]
+    device_name_sources: frozenset[str]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,6 +39,7 @@ class ArgumentTables:
     roles: dict[str, Role]
     prose_keywords: frozenset[str]
     prose_calls: frozenset[str]
+    not_values: NotValues
 
 
 def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
@@ -39,12 +50,19 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
                 frozenset(body.get("keywords", ())),
                 {str(k): int(v) for k, v in body.get("positional", {}).items()},
                 {str(k): int(v) for k, v in body.get("methods", {}).items()},
+                re.compile(body["names"], re.IGNORECASE) if "names" in body else None,
             )
             for name, body in data["roles"].items()
         }
         prose = data["prose"]
-        return ArgumentTables(roles, frozenset(prose["keywords"]), frozenset(prose["calls"]))
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        other = data["not_values"]
+        not_values = NotValues(
+            {str(k): int(v) for k, v in other["attribute_calls"].items()},
+            frozenset(map(str, other["method_names"])),
+            frozenset(map(str, other["device_name_sources"])),
+        )
+        return ArgumentTables(roles, frozenset(prose["keywords"]), frozenset(prose["calls"]), not_values)
+    except (KeyError, TypeError, ValueError, AttributeError, re.error) as exc:
         raise RuleDataError(file, None, "roles", f"malformed argument tables: {exc!r}") from None
 
 
@@ -63,7 +81,60 @@ def _callee_name(call: nodes.Call) -> str | None:
 
 
 def argument_role(node: nodes.NodeNG) -> str | None:
-    """'device', 'backend', 'prose' or None for an expression in a call."""
+    """'device', 'backend', 'accelerator', 'prose' or None for an expression: by the call
+    argument it is, else by the name that holds it (a role's `names`)."""
+    role = _call_argument_role(node)
+    if role is not None:
+        return role
+    holder = holder_name(node)
+    if holder is not None:
+        for name, role_table in tables().roles.items():
+            if role_table.names is not None and role_table.names.match(holder):
+                return name
+    return None
+
+
+def holder_name(node: nodes.NodeNG) -> str | None:
+    """The name a value is bound to or compared with: `x = v`, `self.x = v`, `x == v`,
+    `x in (v, w)`, `{"x": v}`, `def f(x=v)`; a collection's elements count as its own."""
+    while isinstance(node.parent, (nodes.Tuple, nodes.List, nodes.Set)):
+        node = node.parent
+    parent = node.parent
+    if isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and parent.value is node:
+        targets = parent.targets if isinstance(parent, nodes.Assign) else [parent.target]
+        return _name_of(targets[0]) if len(targets) == 1 else None
+    if isinstance(parent, nodes.Compare):
+        operands = [parent.left] + [operand for _op, operand in parent.ops]
+        return next((name for name in map(_name_of, operands) if name is not None), None)
+    if isinstance(parent, nodes.Dict):
+        return next((key.value for key, value in parent.items if value is node
+                     and isinstance(key, nodes.Const) and isinstance(key.value, str)), None)
+    if isinstance(parent, nodes.Arguments):
+        return _parameter_of_default(parent, node)
+    return None
+
+
+def _name_of(node: nodes.NodeNG) -> str | None:
+    if isinstance(node, (nodes.Name, nodes.AssignName)):
+        return node.name
+    if isinstance(node, (nodes.Attribute, nodes.AssignAttr)):
+        return node.attrname
+    return None
+
+
+def _parameter_of_default(arguments: nodes.Arguments, node: nodes.NodeNG) -> str | None:
+    positional = (arguments.posonlyargs or []) + (arguments.args or [])
+    defaults = arguments.defaults or []
+    for parameter, default in zip(positional[len(positional) - len(defaults):], defaults):
+        if default is node:
+            return parameter.name
+    for parameter, default in zip(arguments.kwonlyargs or [], arguments.kw_defaults or []):
+        if default is node:
+            return parameter.name
+    return None
+
+
+def _call_argument_role(node: nodes.NodeNG) -> str | None:
     parent = node.parent
     if isinstance(parent, nodes.Keyword):
         if parent.arg in tables().prose_keywords:

@@ -2,7 +2,17 @@
 
 `argument: device` matches strings in device positions (safe to rewrite);
 `outside_argument: device` matches the same strings anywhere else but prose
-(an argparse default, a comparison), where a rewrite may change meaning.
+(an argparse default, a comparison), where a rewrite may change meaning. A rule
+without `argument` leaves strings in any argument role to that role's rules
+(a Lightning accelerator name is not a device). No rule matches a string that
+is no value (analysis/not_values.py: a `Literal` member, an Enum member's
+value, an attribute name).
+
+A string ending in a colon ("cuda:") is a prefix: it is matched where it is
+used as one, `s.startswith("cuda:")` and `"cuda:" + str(i)`.
+
+In a membership test, `device not in ["cpu", "cuda"]`, the fix adds the NPU
+name beside the CUDA one instead of replacing it: the test then accepts both.
 """
 from __future__ import annotations
 
@@ -13,8 +23,10 @@ from astroid import nodes
 from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.arguments import argument_role, is_docstring
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.not_values import not_a_value
 from npu_lint.analysis.transfer import call_is_wrapped, enclosing_call
 from npu_lint.checks.base import Check
+from npu_lint.core.findings import Edit
 
 
 def string_template(node: nodes.NodeNG) -> str | None:
@@ -48,6 +60,25 @@ def value_expression(node: nodes.NodeNG) -> nodes.NodeNG:
             return node
 
 
+def prefix_expression(node: nodes.NodeNG) -> nodes.NodeNG | None:
+    """Where a prefix such as "cuda:" is used as one: `"cuda:" + str(i)` (the whole sum) or
+    `s.startswith("cuda:")`; None elsewhere."""
+    parent = node.parent
+    if isinstance(parent, nodes.BinOp) and parent.op == "+" and parent.left is node:
+        return value_expression(parent)
+    return node if is_compared(node) else None
+
+
+def membership_collection(node: nodes.NodeNG) -> bool:
+    """An element of the literal collection a membership test looks in: `x in ("cuda", "cpu")`."""
+    collection = node.parent
+    if not isinstance(collection, (nodes.Tuple, nodes.List, nodes.Set)):
+        return False
+    compare = collection.parent
+    return isinstance(compare, nodes.Compare) and any(
+        operand is collection and op in ("in", "not in") for op, operand in compare.ops)
+
+
 def is_compared(node: nodes.NodeNG) -> bool:
     """`x == "cuda"`, `"cuda" in s`, `s.startswith("cuda")`."""
     parent = node.parent
@@ -66,7 +97,6 @@ class StringCheck(Check):
         super().__init__(rule, settings)
         self.pattern = re.compile(rule.match["pattern"])
         self.inside = rule.match.get("argument")
-        self.outside = rule.match.get("outside_argument")
         self.replace = dict(rule.match.get("replace", {}))
         self.outside_wrapper = rule.match.get("outside_wrapper")  # auto: what transfer_to_npu misses
         self.only_in = rule.match.get("only_in")
@@ -87,15 +117,19 @@ class StringCheck(Check):
         if is_docstring(node):
             return
         expression = value_expression(node)
+        if value.endswith(":"):
+            expression = prefix_expression(expression)
+            if expression is None:
+                return
         role = argument_role(expression)
-        if role == "prose":
+        if role == "prose" or not_a_value(expression):
             return
         if self.inside is not None and role != self.inside:
             return
-        if self.outside is not None and role == self.outside:
-            return
-        if self.only_in == "comparison" and not is_compared(expression):
-            return
+        if self.inside is None and role is not None:
+            return  # `outside_argument` rules and plain patterns: another role's rule speaks
+        if self.only_in == "comparison" and (not is_compared(expression) or isinstance(expression, nodes.BinOp)):
+            return  # `"cuda:" + str(k) != last`: two strings the code built alike, not a device's name
         if self.outside_wrapper is not None:
             call = enclosing_call(expression)
             release = self.settings.release
@@ -106,11 +140,16 @@ class StringCheck(Check):
             edit = edits.string_prefix_edit(ctx, node, old, new)
             if edit:
                 break
+        replacement = _replaced(value, self.replace)
+        fix_message = f"Use `{replacement}`"
+        if edit is not None and membership_collection(expression):
+            edit = _beside(ctx, node, edit)
+            fix_message = f"Add `{replacement}` beside `{value}`"
         neutral = None
         if self.settings.strategy == "agnostic" and self.rule.agnostic:
             neutral = device_neutral.string_edit(ctx, node, self.rule.agnostic.get("expression", "device"))
         ctx.report(self.rule, node, edits=(edit,) if edit else (), value=value,
-                   replacement=_replaced(value, self.replace),
+                   replacement=replacement, fix_message=fix_message,
                    agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "")
 
 
@@ -119,3 +158,15 @@ def _replaced(value: str, replace: dict[str, str]) -> str:
         if value.startswith(old):
             return new + value[len(old):]
     return value
+
+
+def _beside(ctx: ModuleContext, node: nodes.NodeNG, replacing: Edit) -> Edit | None:
+    """Instead of `replacing` inside the literal, add the replaced literal after it."""
+    start, end = ctx.start(node), ctx.end(node)
+    if start.line != end.line or replacing.start.line != start.line:
+        return None
+    literal = ctx.node_text(node)
+    offset = replacing.start.column - start.column
+    length = replacing.end.column - replacing.start.column
+    new_literal = literal[:offset] + replacing.content + literal[offset + length:]
+    return Edit(end, end, ", " + new_literal)

@@ -1,0 +1,149 @@
+"""String literals that spell a device or backend name but are no value to port.
+
+    Literal["cpu", "cuda"]              a type: its members are the values it allows
+    class RNGType(Enum): CUDA = "cuda"  an Enum member's value identifies the member (a kind);
+                                        "npu" would make it an alias of `RNGType.NPU`
+    getattr(tensor, "cuda")             the name of the `.cuda` method
+    if name in {"contiguous", "cuda"}   in `__getattr__`, or listed with method names
+    get_accelerator().device_name() == "cuda"
+                                        the abstraction answers "npu" on the NPU, so the test
+                                        already keeps a CUDA-only path off the NPU
+
+Rewriting any of these changes what the code means, never which device it uses. The tables
+(which calls take an attribute name, which names are methods, which calls answer the device's
+name) are data in data/arguments.yaml.
+"""
+from __future__ import annotations
+
+from astroid import nodes
+
+from npu_lint.analysis.arguments import tables
+from npu_lint.analysis.names import qualified_name
+
+_LITERAL_TYPES = frozenset({"typing.Literal", "typing_extensions.Literal"})
+_ATTRIBUTE_DUNDERS = frozenset({"__getattr__", "__getattribute__", "__setattr__", "__delattr__"})
+_COLLECTIONS = (nodes.Tuple, nodes.List, nodes.Set)
+
+
+def not_a_value(node: nodes.NodeNG) -> str | None:
+    """Why the string expression `node` is no value ('type', 'enum member', 'attribute name',
+    'device name query'), or None when it is one."""
+    if _in_literal_type(node):
+        return "type"
+    if _enum_member_value(node):
+        return "enum member"
+    if _attribute_name(node):
+        return "attribute name"
+    if _compared_with_device_name_query(node):
+        return "device name query"
+    return None
+
+
+def _in_literal_type(node: nodes.NodeNG) -> bool:
+    """A member of `Literal[...]`, however deep inside `Optional[...]` or a union."""
+    while isinstance(node.parent, (nodes.Tuple, nodes.Subscript, nodes.BinOp)):
+        parent = node.parent
+        if isinstance(parent, nodes.Subscript):
+            if parent.slice is not node:
+                return False
+            if _is_literal(parent.value):
+                return True
+        node = parent
+    return False
+
+
+def _is_literal(node: nodes.NodeNG) -> bool:
+    qname = qualified_name(node)
+    if qname is not None:
+        return qname in _LITERAL_TYPES
+    # `from typing import *`, or `t.Literal` through a name the imports do not bind
+    return isinstance(node, nodes.Name) and node.name == "Literal" or (
+        isinstance(node, nodes.Attribute) and node.attrname == "Literal")
+
+
+def _enum_member_value(node: nodes.NodeNG) -> bool:
+    while isinstance(node.parent, nodes.Tuple):  # CUDA = ("cuda", 1)
+        node = node.parent
+    assign = node.parent
+    if not (isinstance(assign, nodes.Assign) and assign.value is node and isinstance(assign.parent, nodes.ClassDef)):
+        return False
+    return _is_enum(assign.parent)
+
+
+def _is_enum(classdef: nodes.ClassDef) -> bool:
+    try:
+        if classdef.is_subtype_of("enum.Enum"):
+            return True
+    except Exception:  # astroid raises assorted errors on bases it cannot infer
+        pass
+    # A base from another module of the project that astroid does not load (`BaseEnum`,
+    # `ExplicitEnum`): the name says what it is.
+    return any(_base_name(base).endswith("Enum") for base in classdef.bases)
+
+
+def _base_name(base: nodes.NodeNG) -> str:
+    if isinstance(base, nodes.Name):
+        return base.name
+    if isinstance(base, nodes.Attribute):
+        return base.attrname
+    return ""
+
+
+def _attribute_name(node: nodes.NodeNG) -> bool:
+    parent = node.parent
+    attribute_calls = tables().not_values.attribute_calls
+    if isinstance(parent, nodes.Call) and node in parent.args:
+        callee = parent.func.attrname if isinstance(parent.func, nodes.Attribute) else getattr(parent.func, "name", None)
+        if attribute_calls.get(callee) == parent.args.index(node):
+            return True
+    if isinstance(parent, _COLLECTIONS) and any(
+        isinstance(sibling, nodes.Const) and sibling.value in tables().not_values.method_names
+        for sibling in parent.elts if sibling is not node
+    ):
+        return True
+    return _compared_with_attribute_parameter(node)
+
+
+def _compared_with_attribute_parameter(node: nodes.NodeNG) -> bool:
+    """`name == "cuda"` or `name in {...}` where `name` is the attribute `__getattr__` is asked for."""
+    compare = _comparison_of(node)
+    if compare is None:
+        return False
+    function = compare.scope()
+    if not isinstance(function, nodes.FunctionDef) or function.name not in _ATTRIBUTE_DUNDERS:
+        return False
+    parameters = [arg.name for arg in function.args.args or [] if arg.name not in ("self", "cls")]
+    if not parameters:
+        return False
+    operands = [compare.left] + [operand for _op, operand in compare.ops]
+    return any(isinstance(operand, nodes.Name) and operand.name == parameters[0] for operand in operands)
+
+
+def _compared_with_device_name_query(node: nodes.NodeNG) -> bool:
+    compare = _comparison_of(node)
+    if compare is None:
+        return False
+    sources = tables().not_values.device_name_sources
+    operands = [compare.left] + [operand for _op, operand in compare.ops]
+    return any(_calls_one_of(operand, sources) for operand in operands)
+
+
+def _calls_one_of(node: nodes.NodeNG, callees: frozenset[str]) -> bool:
+    """`get_accelerator().device_name()`: a call of one of `callees` somewhere in the chain."""
+    while isinstance(node, (nodes.Call, nodes.Attribute)):
+        if isinstance(node, nodes.Call):
+            func = node.func
+            name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
+            if name in callees:
+                return True
+            node = func
+        else:
+            node = node.expr
+    return False
+
+
+def _comparison_of(node: nodes.NodeNG) -> nodes.Compare | None:
+    """The comparison `node` is an operand of, directly or as an element of a literal collection."""
+    while isinstance(node.parent, _COLLECTIONS):
+        node = node.parent
+    return node.parent if isinstance(node.parent, nodes.Compare) else None
