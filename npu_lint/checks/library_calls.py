@@ -33,11 +33,14 @@ class CudaOnlyLibraryCall(Check):
     def leave_module(self, ctx: ModuleContext) -> None:
         uses = [use for use in library_uses(ctx, self.modules) if self._reported(use)]
         related = _passed_on(ctx, uses)
+        fixes = {use.node: _fix(ctx, use, self.table.advice_for(use.qname)) for use in uses}
+        _same_statement(ctx, [use for use in uses if use.node not in related.folded],
+                        lambda use: (self.table.advice_for(use.qname).advice, fixes[use.node][1]), related)
         for use in uses:
             if use.node in related.folded:
                 continue
             advice = self.table.advice_for(use.qname)
-            replacement, edits = _fix(ctx, use, advice)
+            replacement, edits = fixes[use.node]
             details = advice.advice + (f". Limits: {advice.limits}" if advice.limits else "")
             ctx.report(
                 self.rule, use.node, edits=edits, related=tuple(related.of.get(use.node, ())),
@@ -80,6 +83,24 @@ def _passed_on(ctx: ModuleContext, uses: list[LibraryUse]) -> _Folded:
             result.of.setdefault(target.node, []).append(
                 ctx.related(use.node, f"`{ctx.node_text(use.node)}` passes on what is assigned here"))
     return result
+
+
+def _same_statement(ctx: ModuleContext, uses: list[LibraryUse], says, result: _Folded) -> None:
+    """Uses in one statement that get the same advice and no edit of their own are one port:
+    `trt.Logger(trt.Logger.INFO)`, `grid = lambda m: (triton.cdiv(a, m) * triton.cdiv(b, m),)`,
+    `isinstance(m, (te.LayerNorm, te.Linear))`. The first is the finding, the others its related
+    places; a use whose fix edits it keeps its own finding."""
+    first: dict[tuple, LibraryUse] = {}
+    for use in sorted(uses, key=lambda use: (use.node.fromlineno, use.node.col_offset)):
+        advice, edits = says(use)
+        if edits:
+            continue
+        key = (use.node.statement(), use.library, advice)
+        target = first.setdefault(key, use)
+        if target is not use:
+            result.folded.add(use.node)
+            result.of.setdefault(target.node, []).append(
+                ctx.related(use.node, f"`{use.qname}` is used here too, with the same advice"))
 
 
 def _fix(ctx: ModuleContext, use: LibraryUse, advice: Advice) -> tuple[str | None, tuple[Edit, ...]]:
