@@ -35,6 +35,8 @@ SETS = {
     # entry modules only, whichever front end hands over the single file.
     "project": (sorted((FIXTURES / "project").rglob("*.py")), []),
     "advice": (sorted((FIXTURES / "advice").glob("*.py")), []),
+    # A package whose modules get torch only through `from .torch_imports import *` (fastai).
+    "star_imports": (sorted((FIXTURES / "star_imports").rglob("*.py")), []),
     # The oldest target, where some integer device indices still mean CUDA (NPU112).
     "torch_npu_2.1": (sorted((FIXTURES / "torch_npu_2_1").glob("*.py")), ["--target-torch-npu", "2.1"]),
     # Off-by-default NPU5xx: the folder's pyproject.toml selects them for all three front ends.

@@ -10,6 +10,8 @@ import dataclasses
 
 from astroid import nodes
 
+from npu_lint.analysis.star_imports import StarImport
+
 _ATTRIBUTE = "_npu_module_facts"
 
 
@@ -21,6 +23,9 @@ class ModuleFacts:
     # name -> the root names of the calls plain assignments give it (`x = lib.Cls(...)`: "lib";
     # "" for a callee not rooted in a name).
     call_roots: dict[str, frozenset[str]]
+    # The module's `from x import *` statements, in source order: with any, a name no import
+    # of the module binds may still come from an import of the star-imported module.
+    star_imports: tuple[StarImport, ...] = ()
 
 
 def attach(module: nodes.Module, facts: ModuleFacts) -> None:
@@ -40,9 +45,12 @@ def facts_of(node: nodes.NodeNG) -> ModuleFacts:
 def _from_astroid(module: nodes.NodeNG) -> ModuleFacts:
     import_bound: set[str] = set()
     call_roots: dict[str, set[str]] = {}
+    stars: list[StarImport] = []
     for node in module.nodes_of_class((nodes.Import, nodes.ImportFrom, nodes.Assign, nodes.AnnAssign)):
         if isinstance(node, (nodes.Import, nodes.ImportFrom)):
             import_bound.update(alias or name.split(".", 1)[0] for name, alias in node.names if name != "*")
+            if isinstance(node, nodes.ImportFrom) and any(name == "*" for name, _alias in node.names):
+                stars.append(StarImport(node.level or 0, node.modname, node.lineno))
         elif isinstance(node.value, nodes.Call):
             root = node.value.func
             while isinstance(root, nodes.Attribute):
@@ -51,4 +59,5 @@ def _from_astroid(module: nodes.NodeNG) -> ModuleFacts:
             for target in node.targets if isinstance(node, nodes.Assign) else (node.target,):
                 if isinstance(target, nodes.AssignName):
                     call_roots.setdefault(target.name, set()).add(root_name)
-    return ModuleFacts(frozenset(import_bound), {k: frozenset(v) for k, v in call_roots.items()})
+    return ModuleFacts(frozenset(import_bound), {k: frozenset(v) for k, v in call_roots.items()},
+                       tuple(sorted(stars, key=lambda star: star.line)))

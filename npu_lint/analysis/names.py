@@ -11,6 +11,7 @@ from typing import Optional
 from astroid import nodes
 
 from npu_lint.analysis.module_facts import facts_of
+from npu_lint.analysis.star_imports import star_binding
 
 
 def imported_name(statement: nodes.Import | nodes.ImportFrom, local: str) -> str | None:
@@ -41,12 +42,26 @@ def qualified_name(node: nodes.NodeNG) -> str | None:
 
 
 def _name_binding(node: nodes.Name) -> str | None:
-    if node.name not in facts_of(node).import_bound:
-        return None  # no import anywhere binds it: astroid's scope lookup could not find one
+    facts = facts_of(node)
+    starred = None
+    if node.name not in facts.import_bound:
+        if not facts.star_imports:
+            return None  # no import anywhere binds it: astroid's scope lookup could not find one
+        # Asked before the scope lookup: most names are no star-imported module's imports.
+        starred = star_binding(node.root(), node.name, facts.star_imports)
+        if starred is None:
+            return None
     try:
         _scope, assignments = node.lookup(node.name)
     except Exception:  # astroid raises assorted errors on odd scopes
         return None
+    # The engine's astroid finds no binding for a star-imported name, pylint's (which imports
+    # the project) finds the star import: both get the answer of `star_imports`.
+    assignments = [a for a in assignments if not _is_star_import(a)]
+    if not assignments:
+        if starred is None and facts.star_imports:
+            starred = star_binding(node.root(), node.name, facts.star_imports)
+        return starred
     bound = None
     for assignment in assignments:
         if not isinstance(assignment, (nodes.Import, nodes.ImportFrom)):
@@ -56,6 +71,10 @@ def _name_binding(node: nodes.Name) -> str | None:
             return None
         bound = name
     return bound
+
+
+def _is_star_import(assignment: nodes.NodeNG) -> bool:
+    return isinstance(assignment, nodes.ImportFrom) and any(name == "*" for name, _alias in assignment.names)
 
 
 def outermost_attribute(node: nodes.NodeNG) -> nodes.NodeNG:

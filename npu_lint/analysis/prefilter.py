@@ -16,6 +16,7 @@ import re
 from typing import NamedTuple
 
 from npu_lint.analysis.module_facts import ModuleFacts
+from npu_lint.analysis.star_imports import StarImport
 
 _SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 # Fields that never hold a node (names, flags, contexts): not worth a getattr on every node.
@@ -41,6 +42,7 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
     docstrings: set[int] = set()
     import_bound: set[str] = set()
     call_roots: dict[str, set[str]] = {}
+    stars: list[StarImport] = []
     stack = [tree]
     name, attribute, alias, import_from, constant = ast.Name, ast.Attribute, ast.alias, ast.ImportFrom, ast.Constant
     keyword, assign, ann_assign, call, node_class = ast.keyword, ast.Assign, ast.AnnAssign, ast.Call, ast.AST
@@ -75,6 +77,8 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
                 parts = node.module.split(".")
                 identifiers.update(parts)
                 attributes.update(parts)
+            if node.names[0].name == "*":  # `*` is always alone
+                stars.append(StarImport(node.level, node.module or "", node.lineno))
         elif (kind is assign or kind is ann_assign) and type(node.value) is call:
             root = _call_root(node.value)
             for target in node.targets if kind is assign else (node.target,):
@@ -93,7 +97,8 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
                 stack.extend(item for item in value if isinstance(item, node_class))
             elif isinstance(value, node_class):
                 stack.append(value)
-    facts = ModuleFacts(frozenset(import_bound), {k: frozenset(v) for k, v in call_roots.items()})
+    facts = ModuleFacts(frozenset(import_bound), {k: frozenset(v) for k, v in call_roots.items()},
+                        tuple(sorted(stars, key=lambda star: star.line)))
     return TreeWords(identifiers, attributes, "\x00".join(strings), facts)
 
 

@@ -19,6 +19,8 @@ import re
 
 from astroid import nodes
 
+from npu_lint.analysis.module_facts import facts_of
+from npu_lint.analysis.star_imports import star_binding
 from npu_lint.core.findings import Edit, Position
 
 TORCH_NPU = "torch_npu"
@@ -104,7 +106,7 @@ def torch_npu_placement(module: nodes.Module) -> Placement | None:
 
     In a guarded block the import stays inside it: only what the block runs before its torch
     import can move it up, and never above the guard."""
-    imports = _carriers(module)
+    imports = _carriers(module) or _star_carrier(module)
     if not imports:
         return None
     block = imports[0].parent.body
@@ -114,6 +116,18 @@ def torch_npu_placement(module: nodes.Module) -> Placement | None:
         if reach_line is None or (anchor.end_lineno or anchor.lineno) < reach_line:
             return Placement(anchor, before=False)
     return Placement(reach, before=True)
+
+
+def _star_carrier(module: nodes.Module) -> list[nodes.NodeNG]:
+    """The top-level `from .x import *` that brings the module its `torch` (fastai's
+    `from .torch_imports import *`): `import torch_npu` follows it."""
+    stars = facts_of(module).star_imports
+    if not stars or star_binding(module, "torch", stars) != "torch":
+        return []
+    found = [stmt for stmt in module.body if isinstance(stmt, nodes.ImportFrom)
+             and any(name == "*" for name, _alias in stmt.names)
+             and star_binding(module, "torch", tuple(s for s in stars if s.line == stmt.lineno)) == "torch"]
+    return found[-1:]
 
 
 def _first_device_statement(block: list[nodes.NodeNG]) -> nodes.NodeNG | None:

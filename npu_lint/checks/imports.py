@@ -1,15 +1,24 @@
-"""kind: import -- importing a CUDA-only library (apex, flash_attn, ...)."""
+"""kind: import -- importing a CUDA-only library (apex, flash_attn, ...), also by a string name
+(`importlib.import_module("cupy")`, `__import__("cupy")`, monai's `optional_import("pynvml")`)."""
 from __future__ import annotations
+
+from typing import Optional
 
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.library_uses import library_uses
+from npu_lint.analysis.names import keyword, last_name, qualified_name
 from npu_lint.checks.base import Check
+
+# Functions that import the module a string names. `optional_import` is monai's (monai.utils),
+# which returns (module, flag) and a stub that raises on use when the import fails; a project's
+# own helper of that name does the same job.
+_STRING_IMPORTERS = ("import_module", "__import__", "optional_import")
 
 
 class ImportCheck(Check):
-    node_types = (nodes.Import, nodes.ImportFrom)
+    node_types = (nodes.Import, nodes.ImportFrom, nodes.Call)
 
     def __init__(self, rule, settings):
         super().__init__(rule, settings)
@@ -20,6 +29,9 @@ class ImportCheck(Check):
 
     def triggers(self) -> frozenset[str]:
         return frozenset(tuple(module.split(".")) if "." in module else module for module in self.modules)
+
+    def string_triggers(self) -> frozenset[str]:
+        return frozenset("^" + module for module in self.modules)  # the string an importer is given
 
     def _matched(self, name: str) -> str | None:
         for module in self.modules:
@@ -42,6 +54,9 @@ class ImportCheck(Check):
         return f"; {self.suggestions[best]}" if best else ""
 
     def visit(self, node, ctx: ModuleContext) -> None:
+        if isinstance(node, nodes.Call):
+            self._visit_string_import(node, ctx)
+            return
         if isinstance(node, nodes.ImportFrom):
             if node.level:
                 return
@@ -65,3 +80,33 @@ class ImportCheck(Check):
             for use in library_uses(ctx, self.modules)
             if use.binding is node
         )
+
+    def _visit_string_import(self, call: nodes.Call, ctx: ModuleContext) -> None:
+        """The uses of what such a call returns are not followed (NPU403 does not see them):
+        what it returns depends on the helper (a module, a `(module, flag)` pair, a stub)."""
+        name = _string_imported(call)
+        module = self._matched(name) if name else None
+        if module is None:
+            return
+        # optional_import("apex.normalization", name="InstanceNorm3dNVFuser") imports one member
+        member = keyword(call, "name") if last_name(call.func) == "optional_import" else None
+        imported = [f"{name}.{member.value}" if isinstance(member, nodes.Const) and isinstance(member.value, str)
+                    and member.value else name]
+        if all(self._runs_on_npu(item) for item in imported):
+            return
+        ctx.report(self.rule, call, module=module, suggestion=self._suggestion(imported))
+
+
+def _string_imported(call: nodes.Call) -> Optional[str]:
+    """The module a string-import call names by a literal, else None (relative names too)."""
+    function = last_name(call.func)
+    if function not in _STRING_IMPORTERS:
+        return None
+    if function == "import_module" and qualified_name(call.func) != "importlib.import_module":
+        return None
+    if function == "__import__" and not isinstance(call.func, nodes.Name):
+        return None
+    argument = call.args[0] if call.args else keyword(call, "module" if function == "optional_import" else "name")
+    if not (isinstance(argument, nodes.Const) and isinstance(argument.value, str)):
+        return None
+    return argument.value if argument.value and not argument.value.startswith(".") else None
