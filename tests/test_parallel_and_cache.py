@@ -267,3 +267,19 @@ def test_the_text_of_extend_rules_files_is_part_of_the_key(tmp_path):
     extra.write_text("rules: []\n# edited\n")
     assert result_cache.ResultCache.for_settings(tmp_path, settings).prefix != before
     assert result_cache.ResultCache.for_settings(tmp_path, Settings()).prefix != before
+
+
+def test_a_changed_star_imported_module_misses_the_cache(tmp_path, counted):
+    # fastai's modules get `torch` only from `from .torch_imports import *`: their findings change
+    # when that module does, though their own bytes do not.
+    package = tmp_path / "tree" / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "torch_imports.py").write_text("import torch\n")
+    (package / "core.py").write_text("from .torch_imports import *\n\ntorch.cuda.set_device(0)\n")
+    code, out = counted(str(package / "core.py"))
+    assert code == 1 and "set_device" in out
+    assert counted(str(package / "core.py")) == (code, out) and counted.linted == []
+    (package / "torch_imports.py").write_text("torch = None\n")
+    code, out = counted(str(package / "core.py"))
+    assert counted.linted == ["core.py"] and code == 0

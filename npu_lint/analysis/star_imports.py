@@ -221,3 +221,21 @@ def _literal_names(stmt: ast.stmt, before: Optional[frozenset]) -> tuple[Optiona
             return (before | names, False) if before is not None else (None, True)
         return names, False
     return None, True
+
+
+def star_dependencies(path: str) -> list[str]:
+    """Every project file whose top-level imports can bind names in `path` through star imports,
+    transitively (the files a result for `path` depends on besides its own text), sorted."""
+    found: set[str] = set()
+    pending = [os.path.normpath(path)]
+    while pending and len(found) < MAX_CACHED:
+        current = pending.pop()
+        summary = _summary(current)
+        if summary is None:
+            continue
+        for star in summary.stars:
+            target = _module_file(os.path.dirname(current), star)
+            if target is not None and target not in found and target != os.path.normpath(path):
+                found.add(target)
+                pending.append(target)
+    return sorted(found)

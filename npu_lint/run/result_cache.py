@@ -8,7 +8,8 @@ A folder that cannot be written disables the cache silently.
 
 An entry is addressed by sha256(fingerprint, settings, path) and valid only while the sha256 of
 the file's bytes matches the one it records (and whether the project's packaging metadata names the
-file as a console script, which decides where NPU120 goes), so each file has one entry per configuration,
+file as a console script, which decides where NPU120 goes, and of the project modules whose names
+reach it through star imports), so each file has one entry per configuration,
 replaced when the file changes, and the folder does not grow with every edit.  The fingerprint
 covers the npu-lint version, its code, the rule data, the torch model data, astroid's and
 Python's versions: changing any of them, or the settings (`--select`, configuration file),
@@ -30,13 +31,14 @@ import tempfile
 from pathlib import Path
 
 from npu_lint import __version__
+from npu_lint.analysis.star_imports import star_dependencies
 from npu_lint.config.project_scripts import is_script_target
 from npu_lint.core.findings import Applicability, Confidence, Edit, Finding, Fix, Position, Related, Severity
 from npu_lint.engine.engine import Problem
 from npu_lint.run.runner import FileResult
 
 DEFAULT_DIR = ".npu_lint_cache"
-FORMAT = 1
+FORMAT = 2  # 2: entries record the star-imported modules they depend on
 # Results with these problems are not stored: they may not repeat (a rule failing, astroid
 # running out of stack) and must be reported by every run until fixed.
 _UNCACHED_PROBLEMS = frozenset({"internal-error", "unreadable"})
@@ -194,7 +196,8 @@ class ResultCache:
                 entry = json.loads(handle.read())
             if not isinstance(entry, dict) or entry.get("format") != FORMAT \
                     or entry.get("prefix") != self.prefix or entry.get("content") != content_hash(data) \
-                    or entry.get("script") != is_script_target(path):
+                    or entry.get("script") != is_script_target(path) \
+                    or not _dependencies_unchanged(entry.get("depends", [])):
                 raise CorruptEntry("stale")
             findings = [finding_from_json(f) for f in _typed(entry["findings"], list)]
             problems = [problem_from_json(p) for p in _typed(entry["problems"], list)]
@@ -212,6 +215,7 @@ class ResultCache:
         entry = {
             "format": FORMAT, "prefix": self.prefix, "content": content_hash(data),
             "script": is_script_target(path),  # a console script of its project (pyproject, setup.cfg)
+            "depends": _dependencies(path, data),
             "findings": [finding_to_json(f) for f in result.findings],
             "problems": [problem_to_json(p) for p in result.problems],
         }
@@ -245,6 +249,31 @@ class ResultCache:
                               "# This file is a cache directory tag created by npu-lint.\n"
                               "# For information about cache directory tags see https://bford.info/cachedir/\n")
         folder.mkdir(parents=True, exist_ok=True)
+
+
+def _dependencies(path: str, data: bytes) -> list[list[str]]:
+    """[path, content hash] of the project modules whose names reach this file through star
+    imports (fastai's `from .torch_imports import *`): its findings change when they do."""
+    if b"import" not in data or b"*" not in data:
+        return []
+    entries = []
+    for dependency in star_dependencies(path):
+        try:
+            entries.append([dependency, content_hash(Path(dependency).read_bytes())])
+        except OSError:
+            entries.append([dependency, ""])
+    return entries
+
+
+def _dependencies_unchanged(recorded) -> bool:
+    for dependency, digest in _typed(recorded, list):
+        try:
+            current = content_hash(Path(_typed(dependency, str)).read_bytes())
+        except OSError:
+            current = ""
+        if current != digest:
+            return False
+    return True
 
 
 def _write_if_missing(path: Path, text: str) -> None:
