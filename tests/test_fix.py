@@ -155,7 +155,8 @@ def test_a_guard_of_torch_keeps_torch_npu_and_a_guard_of_one_feature_does_not_ge
     # deepspeed accelerator/cuda_accelerator.py: `import torch.cuda` under `except ImportError: pass`.
     text = "import os\ntry:\n    import torch.cuda\nexcept ImportError:\n    pass\nn = torch.cuda.device_count()\n"
     out = Fixer().fix_text(text, "a.py").text
-    assert out.startswith("import os\ntry:\n    import torch_npu\n    import torch.npu\nexcept ImportError:")
+    assert out.startswith("import os\ntry:\n    import torch_npu\n    import torch.cuda\nexcept ImportError:")
+    assert out.endswith("n = torch.npu.device_count()\n")
     # diffusers utils/torch_utils.py: the `try:` guards `torch._dynamo`, torch comes from the `if`.
     text = ("if HAS_TORCH:\n    import torch\ntry:\n    from torch._dynamo import allow_in_graph\n"
             "except ImportError:\n    allow_in_graph = None\ndef f():\n    torch.cuda.synchronize()\n")

@@ -116,3 +116,52 @@ def test_uses_of_one_library_in_one_statement_with_the_same_advice_are_one_findi
     assert [(f.start.line, f.start.column) for f in findings] == [(3, 9), (4, 21), (5, 8)]
     assert [r.start.column for r in findings[0].related] == [20]
     assert [r.start.column for r in findings[1].related] == [44]
+
+
+EVERY_RULE = Settings(select=tuple(f"NPU{n}" for n in range(10)) + ("NPU606", "NPU930", "NPU931"))
+
+
+def _said(text: str, settings: Settings = Settings()) -> list:
+    return [(f.start.line, f.code, f.message, [(r.start.line, r.message) for r in f.related])
+            for f in Engine(settings).check_text(text).findings]
+
+
+def test_one_call_is_reported_by_the_rule_that_says_most_about_it():
+    # torchmetrics' adjusted_mutual_info_score (lgamma), monai's simplelayers (heaviside) and
+    # itk_torch_bridge (eye), torchmetrics' fid (.double()): two rules on one call each.
+    text = ("import torch\n"
+            "def f(a, f):\n"
+            "    g = torch.lgamma(a + 1)\n"
+            "    u = torch.heaviside(f, a)\n"
+            "    e = torch.eye(3, dtype=torch.float64)\n"
+            "    h = f.float().double()\n"
+            "    return g, u, e, h\n")
+    said = _said(text, EVERY_RULE)
+    assert [(line, code) for line, code, _m, _r in said] == [(3, "NPU301"), (4, "NPU301"), (5, "NPU304"),
+                                                            (6, "NPU606")]
+    heaviside, eye = said[1][3], said[2][3]
+    assert [(line, message.split(":")[0]) for line, message in heaviside] == [(4, "NPU303")]
+    assert [(line, message.split(":")[0]) for line, message in eye] == [(5, "NPU606")]
+    # The default run keeps what NPU303 says (as NPU301's related), and a rule whose owner is
+    # off still speaks.
+    assert [(line, code) for line, code, _m, _r in _said(text)] == [(3, "NPU301"), (4, "NPU301"), (5, "NPU304")]
+    without_owners = Settings(select=EVERY_RULE.select, ignore=("NPU301", "NPU304"))
+    assert [(line, code) for line, code, _m, _r in _said(text, without_owners)] == [
+        (3, "NPU930"), (4, "NPU303"), (5, "NPU606"), (6, "NPU606")]
+
+
+def test_float64_written_once_is_said_once_at_the_call_nearest_to_it():
+    # ignite's ssim.py: `torch.mean(x, dims, dtype=torch.float64).sum()`; megatron's grad_scaler.py:
+    # `self._scale.double().reciprocal()` (NPU304, NPU606 and NPU931 on one expression).
+    text = ("import torch\n"
+            "def f(total, x):\n"
+            "    x, scale = x.float(), torch.full((1,), 65536.0, device='npu')\n"
+            "    total += torch.mean(x, (1, 2), dtype=torch.float64).sum()\n"
+            "    return total, scale.double().reciprocal()\n")
+    said = _said(text, EVERY_RULE)
+    assert [(line, code) for line, code, _m, _r in said] == [(4, "NPU304"), (5, "NPU304")]
+    mean = said[0]
+    assert "`torch.mean` is called with a float64 `dtype` (`torch.float64`)" in mean[2]
+    assert [message.split(":")[0] for _line, message in mean[3]] == [
+        "`torch.Tensor.sum` computes on this float64 result too", "NPU606"]
+    assert [message.split(":")[0] for _line, message in said[1][3]] == ["NPU606"]

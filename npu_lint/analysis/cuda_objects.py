@@ -11,6 +11,7 @@ from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import is_method_self, qualified_name
+from npu_lint.analysis.npu_branches import off_npu_path
 from npu_lint.knowledge.cuda_surface import is_cuda_name
 
 _KEY = "cuda_object_uses"
@@ -26,6 +27,22 @@ def object_uses(ctx: ModuleContext) -> dict[nodes.Call, list[nodes.Call]]:
 def linked_calls(ctx: ModuleContext) -> set[nodes.Call]:
     """Method calls that belong to a creation reported in this module."""
     return {call for calls in object_uses(ctx).values() for call in calls}
+
+
+def made_only_off_npu_path(receiver: nodes.Name) -> bool:
+    """Is every CUDA object `receiver` may hold made where an NPU machine never goes?
+
+    `if is_torch_npu_available(): scaler = torch.npu.amp.GradScaler() else: scaler =
+    torch.cuda.amp.GradScaler()`: the creation in the `else` is not reported, and on the NPU
+    `scaler` is the NPU's scaler, so its method calls are no CUDA object's either."""
+    try:
+        _scope, assignments = receiver.lookup(receiver.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return False
+    made = [a.parent.value for a in assignments
+            if isinstance(a, nodes.AssignName) and isinstance(a.parent, nodes.Assign)
+            and isinstance(a.parent.value, nodes.Call) and is_cuda_name(qualified_name(a.parent.value.func) or "")]
+    return bool(made) and all(off_npu_path(call) for call in made)
 
 
 def _creations(module: nodes.Module):

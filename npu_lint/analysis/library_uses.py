@@ -16,6 +16,7 @@ from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_root, imported_name, outermost_attribute
+from npu_lint.analysis.probes import probed
 
 MAX_ALIAS_DEPTH = 4  # `A = apex.x; B = A; C = B` is as deep as real code goes
 
@@ -137,6 +138,8 @@ class _Resolver:
             top = outermost_attribute(name)
             if _is_presence_test(top):
                 continue  # `if amp is None:`, `if not has_apex and FusedAdam:` test the import, not a use
+            if probed(top):
+                continue  # `hasattr(te.pytorch, "RMSNorm")`, `inspect.signature(fn)`: a question, not a use
             resolved = self.resolve_chain(top)
             if resolved is None:
                 continue

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from astroid import nodes
 
+from npu_lint.analysis.call_owners import give_way, report_about
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import chain_parts, names_without_running
 from npu_lint.checks.base import Check
@@ -51,9 +52,12 @@ class ApiUnsupportedOnChip(Check):
             return  # `device="cpu"`: the author keeps it off the NPU
         if target is node and not _is_setting(found[0]) and not _may_run(node, found[0], ctx):
             return
-        ctx.report(self.rule, target, confidence=found[1], api=found[0], chip=chip_label(self.chip),
-                   list_version=self.list_version, release=self.release,
-                   others=f"; the list marks it supported on {', '.join(others)}" if others else "")
+        report_about(ctx, self.rule, target, confidence=found[1], api=found[0], chip=chip_label(self.chip),
+                     list_version=self.list_version, release=self.release,
+                     others=f"; the list marks it supported on {', '.join(others)}" if others else "")
+
+    def leave_module(self, ctx: ModuleContext) -> None:
+        give_way(ctx, self.rule.code)  # NPU301/NPU302 say what the call does on the NPU
 
 
 def _may_run(node, api: str, ctx: ModuleContext) -> bool:

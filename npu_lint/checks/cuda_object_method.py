@@ -4,15 +4,16 @@ A method call on an object whose creation this module reports (NPU101/NPU102)
 is folded into that finding as a related location (analysis/cuda_objects.py):
 the creation is the one thing to change. This check reports only the calls
 left over: a receiver that inference finds to be a CUDA object made where no
-creation links it. Only those receivers are inferred, so the cost stays with
-the files that create CUDA objects.
+creation links it, unless every such creation is on a path an NPU machine never
+takes (the `else` of `if is_torch_npu_available():`). Only those receivers are
+inferred, so the cost stays with the files that create CUDA objects.
 """
 from __future__ import annotations
 
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.cuda_objects import linked_calls
+from npu_lint.analysis.cuda_objects import linked_calls, made_only_off_npu_path
 from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
@@ -48,7 +49,7 @@ class CudaObjectMethod(Check):
             receiver = call.func.expr
             if receiver.name not in state["names"] or qualified_name(receiver) is not None:
                 continue
-            if receiver_kind(receiver) is not ReceiverKind.CUDA_OBJECT:
+            if receiver_kind(receiver) is not ReceiverKind.CUDA_OBJECT or made_only_off_npu_path(receiver):
                 continue
             cls = _class_name(receiver)
             ctx.report(self.rule, call, confidence=Confidence.INFERENCE,

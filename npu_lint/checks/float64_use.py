@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from astroid import nodes
 
+from npu_lint.analysis.call_owners import give_way, report_about
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import last_name, qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
@@ -26,11 +27,14 @@ class Float64Use(Check):
         func = node.func
         for keyword in node.keywords or ():
             if keyword.arg == "dtype" and qualified_name(keyword.value) in FLOAT64:
-                ctx.report(self.rule, keyword, what=ctx.node_text(keyword))
+                report_about(ctx, self.rule, keyword, what=ctx.node_text(keyword))
                 return
         name = last_name(func)
         if name in TAKES_DTYPE and node.args and qualified_name(node.args[0]) in FLOAT64:
-            ctx.report(self.rule, node, what=ctx.node_text(node))
+            report_about(ctx, self.rule, node, what=ctx.node_text(node))
         elif name == "double" and isinstance(func, nodes.Attribute) and not node.args and (
                 qualified_name(func.expr) is None and receiver_kind(func.expr) is not ReceiverKind.OTHER):
-            ctx.report(self.rule, node, what=ctx.node_text(node))
+            report_about(ctx, self.rule, node, what=ctx.node_text(node))
+
+    def leave_module(self, ctx: ModuleContext) -> None:
+        give_way(ctx, self.rule.code)  # NPU304 names the operator that gets this float64

@@ -17,6 +17,7 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import in_cpu_call
 from npu_lint.analysis.names import (ATTRIBUTE_NODES, chain_parts, in_annotation, in_type_test, is_chain_top,
                                      name_trigger, outermost_attribute)
+from npu_lint.analysis.probes import probed
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Edit
 
@@ -60,7 +61,7 @@ class SymbolCheck(Check):
             return  # `device="cpu"` in the same call: not an NPU concern
         if self.quiet_in_type_tests and in_type_test(outermost_attribute(node)):
             return  # `isinstance(model, nn.DataParallel)` asks; the construction is what to port
-        if _probed_by_hasattr(outermost_attribute(node)):
+        if probed(outermost_attribute(node)):
             return  # `hasattr(torch.backends.cudnn, "flags")` asks whether a name exists; it uses nothing
         related = ()
         if not (self.replace_last or self.replace_prefix):
@@ -118,9 +119,3 @@ class SymbolCheck(Check):
                 return replacement, None
         return "", None
 
-
-def _probed_by_hasattr(node) -> bool:
-    """Is node the object `hasattr(obj, "name")` asks about?"""
-    call = node.parent
-    return (isinstance(call, nodes.Call) and isinstance(call.func, nodes.Name) and call.func.name == "hasattr"
-            and bool(call.args) and call.args[0] is node)

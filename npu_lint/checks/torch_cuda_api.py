@@ -282,8 +282,11 @@ def _from_import_uses(stmt: nodes.ImportFrom, ctx: ModuleContext, release: str) 
 
 
 def _import_uses(stmt: nodes.Import, ctx: ModuleContext, release: str) -> list[_CudaUse]:
+    """`import torch.cuda.amp as amp` binds a CUDA name, and its uses reach it through the import.
+    A bare `import torch.cuda.amp` binds `torch` only: the module loads on an NPU host too (every
+    torch build has torch.cuda), and each `torch.cuda.x` it serves is a finding of its own."""
     return [
         _CudaUse(stmt, name, edits.module_path_edit(ctx, stmt, name, 1, "npu"))
-        for name, _alias in stmt.names
-        if is_cuda_name(name)
+        for name, alias in stmt.names
+        if alias and is_cuda_name(name)
     ]

@@ -14,6 +14,7 @@ from typing import Optional, Tuple
 
 from astroid import nodes
 
+from npu_lint.analysis.call_owners import add_related, drop, report_about
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import in_cpu_call
 from npu_lint.analysis.names import keyword, qualified_name, single_value
@@ -90,6 +91,36 @@ def tensor_dtype(node: Optional[nodes.NodeNG], depth: int = 0) -> Optional[str]:
     return None
 
 
+def written_at(node: Optional[nodes.NodeNG], depth: int = 0) -> Optional[nodes.NodeNG]:
+    """Where, inside the expression itself, its checked dtype is written: the `dtype=` keyword, or
+    the `.double()`, `.to(torch.float64)` or `DoubleTensor(...)` call (as `tensor_dtype` reads it,
+    without following names: what another statement wrote is another place to change)."""
+    if node is None or depth > MAX_DEPTH:
+        return None
+    if isinstance(node, nodes.Subscript):
+        return written_at(node.value, depth + 1)
+    if not isinstance(node, nodes.Call):
+        return None
+    if keyword(node, "dtype") is not None:
+        return _keyword(node, "dtype")
+    func = node.func
+    if qualified_name(func) in DOUBLE_TENSOR_CLASSES:
+        return node
+    if not isinstance(func, nodes.Attribute) or qualified_name(func.expr) is not None:
+        return None
+    if func.attrname in CAST_METHODS and not node.args:
+        return node
+    if func.attrname in ("to", "type") and node.args and dtype_literal(node.args[0]):
+        return node
+    if func.attrname in SAME_DTYPE:
+        return written_at(func.expr, depth + 1)
+    return None
+
+
+def _keyword(call: nodes.Call, name: str) -> Optional[nodes.Keyword]:
+    return next((item for item in call.keywords or () if item.arg == name), None)
+
+
 def _names_torch_attribute(node: nodes.NodeNG) -> bool:
     """`torch.float32` and the like (a dtype, not a device)."""
     qname = qualified_name(node) if isinstance(node, (nodes.Attribute, nodes.Name)) else None
@@ -147,22 +178,40 @@ class DtypeUnsupportedByOperator(Check):
         compute = dtype_literal(keyword(node, "dtype"))
         arguments = facts.arguments(self.chip) or (first,)
         for argument in arguments:
+            named = argument  # what asks for the dtype: the argument, or the `dtype=` it is computed in
             if argument == "dtype":
-                dtype, expression = compute, keyword(node, "dtype")
+                dtype, expression, source = compute, keyword(node, "dtype"), _keyword(node, "dtype")
             else:
                 expression = _argument(node, argument, method)
-                dtype = tensor_dtype(expression)
+                dtype, source = tensor_dtype(expression), written_at(expression)
                 if dtype is None and argument in ("self", "input") and compute:
-                    dtype, expression = compute, keyword(node, "dtype")
+                    # `torch.mean(x, dtype=torch.float64)`: x is cast to float64 for the computation
+                    dtype, expression, source, named = compute, keyword(node, "dtype"), _keyword(node, "dtype"), "dtype"
             if dtype is None or not facts.rejects(self.chip, argument, dtype):
                 continue
             allowed = facts.allowed(self.chip, argument)
-            ctx.report(self.rule, node, confidence=found[1], api=api, argument=argument,
-                       dtype=DTYPE_NAMES[dtype], expression=ctx.node_text(expression)[:40],
-                       chip=chip_label(self.chip), list_version=self.list_version, release=self.release,
-                       allowed=_allowed_text(allowed), workaround=_cast_advice(dtype, allowed))
+            said = report_about(
+                ctx, self.rule, node, about=(source,) if source is not None else (), confidence=found[1], api=api,
+                argument=named, dtype=DTYPE_NAMES[dtype], expression=ctx.node_text(expression)[:40],
+                chip=chip_label(self.chip), list_version=self.list_version, release=self.release,
+                allowed=_allowed_text(allowed), workaround=_cast_advice(dtype, allowed))
+            if said is not None and source is not None:
+                ctx.scratch.setdefault(self, {}).setdefault(source, []).append((said, node, api))
             return
 
+    def leave_module(self, ctx: ModuleContext) -> None:
+        """Calls whose float64 is written in one place are one finding: `torch.mean(x,
+        dtype=torch.float64).sum()` is said at `torch.mean`, the call nearest to that place; the
+        calls on its result are related places."""
+        for found in ctx.scratch.get(self, {}).values():
+            if len(found) < 2:
+                continue
+            found.sort(key=lambda item: -len(list(item[1].node_ancestors())))  # the innermost first
+            owner = found[0][0]
+            for said, node, api in found[1:]:
+                drop(ctx, said)
+                add_related(ctx, owner, (*said.finding.related,
+                                         ctx.related(node, f"`{api}` computes on this float64 result too")))
 
     @staticmethod
     def _writes_down_a_checked_dtype(node: nodes.Call) -> bool:

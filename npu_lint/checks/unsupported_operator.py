@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from astroid import nodes
 
+from npu_lint.analysis.call_owners import report_about
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.checks.base import Check
 from npu_lint.checks.operator_calls import (
@@ -109,9 +110,9 @@ class OperatorFallsBack(Check):
             confidence = Confidence.INFERENCE  # a path of forward, not every call of it
         # Reached only through an argument (`reduce=`, `out=`): the finding marks that argument.
         where = {"start": ctx.start(argument), "end": ctx.end(argument)} if argument is not None else {}
-        ctx.report(self.rule, node, confidence=confidence, **where, api=found[0],
-                   operator=operator_label(overloads), release=self.release, via=via_text(api.via),
-                   workaround=workaround_text(api))
+        report_about(ctx, self.rule, node, confidence=confidence, **where, api=found[0],
+                     operator=operator_label(overloads), release=self.release, via=via_text(api.via),
+                     workaround=workaround_text(api))
 
 
 class OperatorWithoutKernel(OperatorFallsBack):

@@ -8,7 +8,7 @@ import os
 # allow op builder related API to be executed.
 try:
     import torch_npu
-    import torch.npu
+    import torch.cuda
 except ImportError:
     pass
 
