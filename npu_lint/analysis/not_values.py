@@ -14,7 +14,9 @@
                                         other path is the right one (analysis/cuda_library_guards.py)
     rng_state["cuda"], {"cuda": s}      the key of the program's own mapping: a name that
     settings["CUDA_VISIBLE_DEVICES"]    checkpoints and callers use; the keys of an environment
-                                        (`os.environ`, a child's `env`) are values and stay
+                                        (`os.environ`, a child's `env`) are values and stay, and
+                                        so do those of a table per device type
+                                        (`{"cpu": -1, "cuda": 1024}`)
 
 Rewriting any of these changes what the code means, never which device it uses. The tables
 (which calls take an attribute name, which names are methods, which calls answer the device's
@@ -54,7 +56,15 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
 
 def _key_of_own_mapping(node: nodes.NodeNG) -> bool:
     mapping = mapping_of_key(node)
-    return mapping is not None and not is_environment(mapping)
+    if mapping is None or is_environment(mapping):
+        return False
+    return not (isinstance(mapping, nodes.Dict) and _keyed_by_device_type(mapping))
+
+
+def _keyed_by_device_type(mapping: nodes.Dict) -> bool:
+    """`{"cpu": -1, "cuda": 1024}[device.type]`: a table per device type."""
+    device_types = tables().not_values.device_types
+    return any(isinstance(key, nodes.Const) and key.value in device_types for key, _value in mapping.items)
 
 
 def _in_literal_type(node: nodes.NodeNG) -> bool:
