@@ -32,6 +32,7 @@ class NotValues:
     attribute_calls: dict[str, int]
     method_names: frozenset[str]
     device_name_sources: frozenset[str]
+    device_types: frozenset[str]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,6 +61,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
             {str(k): int(v) for k, v in other["attribute_calls"].items()},
             frozenset(map(str, other["method_names"])),
             frozenset(map(str, other["device_name_sources"])),
+            frozenset(map(str, other["device_types"])),
         )
         return ArgumentTables(roles, frozenset(prose["keywords"]), frozenset(prose["calls"]), not_values)
     except (KeyError, TypeError, ValueError, AttributeError, re.error) as exc:

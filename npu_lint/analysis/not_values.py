@@ -8,6 +8,15 @@
     get_accelerator().device_name() == "cuda"
                                         the abstraction answers "npu" on the NPU, so the test
                                         already keeps a CUDA-only path off the NPU
+    if x.device.type == "cuda": cupy.asarray(x)
+                                        a test that keeps a CUDA-only library (CuPy, xFormers)
+                                        off other devices: on the NPU it is False, and the
+                                        other path is the right one (analysis/cuda_library_guards.py)
+    rng_state["cuda"], {"cuda": s}      the key of the program's own mapping: a name that
+    settings["CUDA_VISIBLE_DEVICES"]    checkpoints and callers use; the keys of an environment
+                                        (`os.environ`, a child's `env`) are values and stay, and
+                                        so do those of a table per device type
+                                        (`{"cpu": -1, "cuda": 1024}`)
 
 Rewriting any of these changes what the code means, never which device it uses. The tables
 (which calls take an attribute name, which names are methods, which calls answer the device's
@@ -18,6 +27,8 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.arguments import tables
+from npu_lint.analysis.cuda_library_guards import guards_cuda_library
+from npu_lint.analysis.environment import is_environment, mapping_of_key
 from npu_lint.analysis.names import qualified_name
 
 _LITERAL_TYPES = frozenset({"typing.Literal", "typing_extensions.Literal"})
@@ -27,7 +38,7 @@ _COLLECTIONS = (nodes.Tuple, nodes.List, nodes.Set)
 
 def not_a_value(node: nodes.NodeNG) -> str | None:
     """Why the string expression `node` is no value ('type', 'enum member', 'attribute name',
-    'device name query'), or None when it is one."""
+    'device name query', 'mapping key', 'CUDA-only library guard'), or None when it is one."""
     if _in_literal_type(node):
         return "type"
     if _enum_member_value(node):
@@ -36,7 +47,24 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "attribute name"
     if _compared_with_device_name_query(node):
         return "device name query"
+    if _key_of_own_mapping(node):
+        return "mapping key"
+    if guards_cuda_library(node):
+        return "CUDA-only library guard"
     return None
+
+
+def _key_of_own_mapping(node: nodes.NodeNG) -> bool:
+    mapping = mapping_of_key(node)
+    if mapping is None or is_environment(mapping):
+        return False
+    return not (isinstance(mapping, nodes.Dict) and _keyed_by_device_type(mapping))
+
+
+def _keyed_by_device_type(mapping: nodes.Dict) -> bool:
+    """`{"cpu": -1, "cuda": 1024}[device.type]`: a table per device type."""
+    device_types = tables().not_values.device_types
+    return any(isinstance(key, nodes.Const) and key.value in device_types for key, _value in mapping.items)
 
 
 def _in_literal_type(node: nodes.NodeNG) -> bool:

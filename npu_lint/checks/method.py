@@ -5,6 +5,7 @@ from astroid import nodes
 
 from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.cuda_library_guards import guards_cuda_library
 from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
@@ -47,6 +48,8 @@ class MethodCheck(Check):
         kind = receiver_kind(node.expr)
         if kind not in self.receivers:
             return
+        if not called and guards_cuda_library(node):
+            return  # `if x.is_cuda: cupy.asarray(x)`: False on the NPU, as the port wants
         edit = edits.attribute_name_edit(ctx, node, self.replacement) if self.replacement else None
         neutral = self._device_neutral(node, ctx) if self.settings.strategy == "agnostic" else None
         ctx.report(

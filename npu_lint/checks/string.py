@@ -8,6 +8,11 @@ without `argument` leaves strings in any argument role to that role's rules
 is no value (analysis/not_values.py: a `Literal` member, an Enum member's
 value, an attribute name).
 
+A rule with `safe_in: environment` (the environment-variable names) keeps its fix's
+applicability only where the string is used on an environment (`os.environ[...]`,
+`os.getenv(...)`, a child process's `env`: analysis/environment.py); elsewhere (a list of
+names, a constant) the name may be compared with what other code writes, so the fix is unsafe.
+
 A string ending in a colon ("cuda:") is a prefix: it is matched where it is
 used as one, `s.startswith("cuda:")` and `"cuda:" + str(i)`.
 
@@ -23,10 +28,11 @@ from astroid import nodes
 from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.arguments import argument_role, is_docstring
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.not_values import not_a_value
 from npu_lint.analysis.transfer import call_is_wrapped, enclosing_call
 from npu_lint.checks.base import Check
-from npu_lint.core.findings import Edit
+from npu_lint.core.findings import Applicability, Edit
 
 
 def string_template(node: nodes.NodeNG) -> str | None:
@@ -100,6 +106,7 @@ class StringCheck(Check):
         self.replace = dict(rule.match.get("replace", {}))
         self.outside_wrapper = rule.match.get("outside_wrapper")  # auto: what transfer_to_npu misses
         self.only_in = rule.match.get("only_in")
+        self.safe_in = rule.match.get("safe_in")
 
     def triggers(self) -> frozenset:
         return frozenset()
@@ -142,13 +149,18 @@ class StringCheck(Check):
                 break
         replacement = _replaced(value, self.replace)
         fix_message = f"Use `{replacement}`"
+        if replacement != value and membership_collection(expression) and _listed(expression.parent, replacement):
+            return  # the test already accepts the NPU's name too
         if edit is not None and membership_collection(expression):
             edit = _beside(ctx, node, edit)
             fix_message = f"Add `{replacement}` beside `{value}`"
         neutral = None
         if self.settings.strategy == "agnostic" and self.rule.agnostic:
             neutral = device_neutral.string_edit(ctx, node, self.rule.agnostic.get("expression", "device"))
-        ctx.report(self.rule, node, edits=(edit,) if edit else (), value=value,
+        applicability = None
+        if self.safe_in == "environment" and not environment_use(expression):
+            applicability = Applicability.UNSAFE
+        ctx.report(self.rule, node, edits=(edit,) if edit else (), applicability=applicability, value=value,
                    replacement=replacement, fix_message=fix_message,
                    agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "")
 
@@ -158,6 +170,10 @@ def _replaced(value: str, replace: dict[str, str]) -> str:
         if value.startswith(old):
             return new + value[len(old):]
     return value
+
+
+def _listed(collection: nodes.NodeNG, value: str) -> bool:
+    return any(isinstance(element, nodes.Const) and element.value == value for element in collection.elts)
 
 
 def _beside(ctx: ModuleContext, node: nodes.NodeNG, replacing: Edit) -> Edit | None:

@@ -25,7 +25,7 @@ KIND_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
                "suggestions": dict, "quiet_on_cpu": bool, "quiet_in_type_tests": bool},
     "method": {"methods": list, "call": bool, "receivers": list, "replacement": str},
     "string": {"pattern": str, "argument": str, "outside_argument": str, "replace": dict, "triggers": list,
-               "outside_wrapper": str, "only_in": str},
+               "outside_wrapper": str, "only_in": str, "safe_in": str},
     "import": {"modules": list, "suggestions": dict, "runs_on_npu": list},
     "check": {"check": str},
     "argument": {"calls": list, "argument": str, "position": int, "missing": bool, "values": list,
@@ -194,6 +194,8 @@ def _parse_rule(record: Any, file: str, index: int) -> Rule:
         raise err("step", f"not one of {', '.join(STEPS)}")
     if kind == "string" and record.get("match", {}).get("only_in") not in (None, "comparison"):
         raise err("match.only_in", "the only context is 'comparison'")
+    if kind == "string" and record.get("match", {}).get("safe_in") not in (None, "environment"):
+        raise err("match.safe_in", "the only context is 'environment'")
     window = {}
     for field in ("since", "until"):
         if record.get(field) is not None:

@@ -1,0 +1,159 @@
+"""Device tests that keep a CUDA-only library's code path off other devices.
+
+    if x.device.type == "cuda":                  CuPy takes CUDA memory only
+        y = cupy.asarray(x)
+    is_cuda = img.is_cuda                         the test, held by a name, picks the library
+    out = (cupy if is_cuda else numpy).stack(a)
+    use_cp = has_cupy and img.device.type == "cuda"
+    if not torch.cuda.is_available():            the test ends the path before the library
+        raise ValueError("xformers needs CUDA")
+    xformers.ops.memory_efficient_attention(q, k, v)
+
+On the NPU such a test is False and the code takes its other path (numpy, torch), which is what
+the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
+itself is reported where it is used (NPU401, NPU403). A library counts when the guarded code
+names it: through an import, a module bound by a call such as `optional_import("cupy")`, or an
+identifier that spells its name (`convert_to_cupy`, `ToCupy`, `has_cucim`). The libraries are
+the `libraries` of data/cuda_libraries.yaml.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from typing import Iterator
+
+from astroid import nodes
+
+from npu_lint.analysis.names import qualified_name
+from npu_lint.knowledge.library_advice import table
+
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_STRING_TESTS = frozenset({"startswith", "endswith"})
+_EXITS = (nodes.Raise, nodes.Return)
+
+
+def guards_cuda_library(node: nodes.NodeNG) -> bool:
+    """Is `node` (a "cuda" string, `.is_cuda`, `torch.cuda.is_available()`) part of a test that
+    decides whether code of a CUDA-only library runs?"""
+    test, siblings = _test_expression(node)
+    if test is node and isinstance(node, (nodes.Const, nodes.JoinedStr)):
+        return False  # a string that is not compared is no test
+    if any(_names_library(sibling) for sibling in siblings):
+        return True
+    parent = test.parent
+    if isinstance(parent, nodes.Assign) and parent.value is test and len(parent.targets) == 1:
+        target = parent.targets[0]
+        if isinstance(target, nodes.AssignName):
+            return _spells_library(target.name) or any(
+                _guards(use) for use in _uses(target)
+            )
+        return False
+    return _guards(test)
+
+
+def _test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeNG]]:
+    """The whole test around `node`, and the other operands of the `and`/`or` it is part of."""
+    siblings: list[nodes.NodeNG] = []
+    while True:
+        parent = node.parent
+        if isinstance(parent, nodes.BoolOp):
+            siblings.extend(value for value in parent.values if value is not node)
+        elif isinstance(parent, nodes.Call) and node in parent.args:
+            func = parent.func
+            if not (isinstance(func, nodes.Attribute) and func.attrname in _STRING_TESTS):
+                return node, siblings
+        elif isinstance(parent, nodes.Call) and parent.func is node:
+            pass  # torch.cuda.is_available -> torch.cuda.is_available()
+        elif not (isinstance(parent, nodes.Compare) or (isinstance(parent, nodes.UnaryOp) and parent.op == "not")):
+            return node, siblings
+        node = parent
+
+
+def _guards(test: nodes.NodeNG) -> bool:
+    """Does the code `test` decides about name a CUDA-only library?"""
+    test, siblings = _test_expression(test)
+    return any(_names_library(part) for part in siblings + list(_decided_by(test)))
+
+
+def _decided_by(test: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
+    parent = test.parent
+    if isinstance(parent, nodes.IfExp) and parent.test is test:
+        yield parent.body
+        yield parent.orelse
+    elif isinstance(parent, (nodes.If, nodes.While)) and parent.test is test:
+        yield from parent.body
+        yield from parent.orelse
+        if parent.body and isinstance(parent.body[-1], _EXITS):
+            yield from _following(parent)  # `if not cuda: raise ...` guards what comes after
+
+
+def _following(statement: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
+    sibling = statement.next_sibling()
+    while sibling is not None:
+        yield sibling
+        sibling = sibling.next_sibling()
+
+
+def _uses(target: nodes.AssignName) -> Iterator[nodes.Name]:
+    for name in target.scope().nodes_of_class(nodes.Name):
+        if name.name == target.name:
+            yield name
+
+
+def _names_library(tree: nodes.NodeNG) -> bool:
+    for node in _walk(tree):
+        if isinstance(node, nodes.Import) and any(_library(name) for name, _alias in node.names):
+            return True
+        if isinstance(node, nodes.ImportFrom) and not node.level and _library(node.modname):
+            return True
+        if isinstance(node, (nodes.Name, nodes.Attribute)):
+            qname = qualified_name(node)
+            if qname is not None and _library(qname):
+                return True
+        if isinstance(node, nodes.Name) and (_spells_library(node.name) or _bound_by_import_call(node)):
+            return True
+        if isinstance(node, nodes.Attribute) and _spells_library(node.attrname):
+            return True
+    return False
+
+
+def _walk(tree: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
+    yield tree
+    for child in tree.get_children():
+        yield from _walk(child)
+
+
+def _library(qname: str) -> bool:
+    return table().library_of(qname) is not None
+
+
+def _bound_by_import_call(name: nodes.Name) -> bool:
+    """`cp, has_cp = optional_import("cupy")`, `xf = importlib.import_module("xformers")`."""
+    try:
+        _scope, assignments = name.lookup(name.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return False
+    for assignment in assignments:
+        statement = assignment.statement()
+        value = getattr(statement, "value", None)
+        if isinstance(statement, nodes.Assign) and isinstance(value, nodes.Call) and value.args:
+            first = value.args[0]
+            if isinstance(first, nodes.Const) and isinstance(first.value, str) and _library(first.value):
+                return True
+    return False
+
+
+def _spells_library(identifier: str) -> bool:
+    words = tuple(word.lower() for word in _WORD.findall(identifier))
+    return any(_contains(words, library) for library in _library_words())
+
+
+@functools.lru_cache(maxsize=1)
+def _library_words() -> tuple[tuple[str, ...], ...]:
+    """The listed top modules as words (`flash_attn` -> flash, attn); dotted ones (`nvidia.dali`)
+    only count by their qualified names."""
+    return tuple(tuple(module.lower().split("_")) for module in table().libraries if "." not in module)
+
+
+def _contains(words: tuple[str, ...], part: tuple[str, ...]) -> bool:
+    return any(words[start:start + len(part)] == part for start in range(len(words) - len(part) + 1))

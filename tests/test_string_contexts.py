@@ -1,0 +1,122 @@
+"""Where a device or environment-variable string is no device choice (analysis/environment.py,
+analysis/cuda_library_guards.py), one pattern per case."""
+from __future__ import annotations
+
+import textwrap
+
+import astroid
+import pytest
+
+from npu_lint.analysis.cuda_library_guards import guards_cuda_library
+from npu_lint.analysis.environment import environment_use
+from npu_lint.config.settings import Settings
+from npu_lint.engine.engine import engine_for
+
+
+def findings(body: str, select: str) -> list[tuple[int, str, str]]:
+    result = engine_for(Settings(select=(select,))).check_text(textwrap.dedent(body), "snippet.py")
+    assert not result.problems
+    return [(f.start.line, f.code, f.fix.applicability.value if f.fix else "") for f in result.findings]
+
+
+def marked(body: str) -> astroid.nodes.NodeNG:
+    """The node the `#<` comment's line points at: its first "cuda" string or `.is_cuda`."""
+    text = textwrap.dedent(body)
+    line = next(number for number, row in enumerate(text.splitlines(), 1) if row.endswith("#<"))
+    module = astroid.parse(text)
+    for node in module.nodes_of_class((astroid.nodes.Const, astroid.nodes.Attribute)):
+        if node.lineno == line and (getattr(node, "value", None) == "cuda"
+                                    or getattr(node, "attrname", None) in ("is_cuda", "is_available")):
+            return node
+    raise AssertionError("no marked node")
+
+
+@pytest.mark.parametrize("body", [
+    # the branch uses the library
+    """
+    import cupy
+    def f(x):
+        if x.device.type == "cuda":  #<
+            return cupy.asarray(x)
+    """,
+    # a module bound by an optional import
+    """
+    cp, has_cp = optional_import("cupy")
+    def f(x):
+        return cp.asarray(x) if x.is_cuda else x.numpy()  #<
+    """,
+    # the test held by a name
+    """
+    import numpy
+    def f(x):
+        is_cuda = x.is_cuda  #<
+        return (convert_to_cupy if is_cuda else numpy.asarray)(x)
+    """,
+    # an `and` beside the library's availability
+    """
+    def f(x, has_xformers):
+        use_fast = has_xformers and x.device.type == "cuda"  #<
+        return use_fast
+    """,
+    # a test that ends the path before the library (diffusers attention_processor.py)
+    """
+    import torch
+    import xformers.ops
+    def f(q):
+        if not torch.cuda.is_available():  #<
+            raise ValueError("xformers needs CUDA")
+        return xformers.ops.memory_efficient_attention(q, q, q)
+    """,
+])
+def test_cuda_library_guard(body):
+    assert guards_cuda_library(marked(body))
+
+
+@pytest.mark.parametrize("body", [
+    """
+    import cupy
+    def f(x):
+        if x.device.type == "cuda":  #<
+            x = x.cpu()
+        return cupy.asarray(x.numpy())
+    """,
+    """
+    import cupy
+    device = "cuda"  #<
+    if device == "npu":
+        cupy.zeros(3)
+    """,
+])
+def test_not_a_cuda_library_guard(body):
+    assert not guards_cuda_library(marked(body))
+
+
+@pytest.mark.parametrize("expression, on_environment", [
+    ('os.environ["CUDA_VISIBLE_DEVICES"]', True),
+    ('os.environ.get("CUDA_VISIBLE_DEVICES")', True),
+    ('"CUDA_VISIBLE_DEVICES" in os.environ', True),
+    ('os.getenv("CUDA_VISIBLE_DEVICES")', True),
+    ('monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")', True),
+    ('mock.patch.dict(os.environ, {"CUDA_VISIBLE_DEVICES": "0"})', True),
+    ('subprocess.run(cmd, env={"CUDA_VISIBLE_DEVICES": "0"})', True),
+    ('current_env["CUDA_VISIBLE_DEVICES"]', True),
+    ('copied["CUDA_VISIBLE_DEVICES"]', True),
+    ('settings["CUDA_VISIBLE_DEVICES"]', False),
+    ('["CUDA_VISIBLE_DEVICES"]', False),
+])
+def test_environment_use(expression, on_environment):
+    module = astroid.parse(f"import os\ncopied = dict(os.environ)\nx = {expression}\n")
+    string = next(node for node in module.nodes_of_class(astroid.nodes.Const)
+                  if node.value == "CUDA_VISIBLE_DEVICES")
+    assert environment_use(string) is on_environment
+
+
+def test_environment_variable_fix_is_safe_only_on_an_environment():
+    body = """
+    import os
+    def launch(settings, names=("CUDA_VISIBLE_DEVICES",)):
+        env = os.environ.copy()
+        env["CUDA_VISIBLE_DEVICES"] = settings["CUDA_VISIBLE_DEVICES"]
+        return env
+    """
+    assert findings(body, "NPU210") == [(3, "NPU210", "unsafe"), (5, "NPU210", "safe")]
