@@ -19,6 +19,7 @@ from astroid import nodes
 from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.guards import guarded_by_hasattr
+from npu_lint.analysis.cuda_library_guards import guards_cuda_library
 from npu_lint.analysis.cuda_objects import object_uses
 from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top
 from npu_lint.checks.base import Check
@@ -78,6 +79,10 @@ class TorchCudaApi(Check):
                 continue
             if not works and guarded_by_hasattr(use.node, use.qname):
                 continue  # already guarded; the `hasattr(torch.cuda, ...)` itself is reported
+            if not isinstance(use.node, (nodes.Import, nodes.ImportFrom)) and guards_cuda_library(use.node):
+                # `if not torch.cuda.is_available(): raise ...` before xformers code: the test keeps
+                # a CUDA-only library's path off the NPU; NPU401/NPU403 report the library.
+                continue
             hint = hint_for(use.qname)
             if auto and replacement is not None:  # renamed by torch_npu, not by the patch
                 hint = hint or f"use `{replacement}`"
