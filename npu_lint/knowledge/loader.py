@@ -9,12 +9,11 @@ import functools
 import re
 from typing import Any, Iterable
 
-import yaml
 
 from npu_lint.core.findings import Applicability, Severity
 from npu_lint.core.rule import STRATEGIES, FixSpec, Rule, RuleDoc
 from npu_lint.knowledge.location import rule_files
-from npu_lint.knowledge.yaml_data import load_yaml
+from npu_lint.knowledge.yaml_data import YAMLError, load_yaml
 
 CODE_PATTERN = re.compile(r"^NPU[1-9][0-9]{2}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -228,7 +227,7 @@ def _parse_rule(record: Any, file: str, index: int) -> Rule:
 def parse_rule_file(text: str, file: str) -> list[Rule]:
     try:
         data = load_yaml(text)
-    except yaml.YAMLError as exc:
+    except YAMLError as exc:
         raise RuleDataError(file, None, None, f"not valid YAML: {exc}") from None
     if not isinstance(data, dict) or "rules" not in data:
         raise RuleDataError(file, None, "rules", "a rule file is a mapping with a 'rules' list")

@@ -13,9 +13,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
-import yaml
 
-from npu_lint.knowledge.yaml_data import load_yaml
+from npu_lint.knowledge.yaml_data import YAMLError, load_yaml
 
 DATA_FILE = "torch_npu_releases.yaml"
 SCHEMA_VERSION = 1
@@ -196,7 +195,7 @@ def parse_release_data(text: str, source: str) -> ReleaseData:
     """`load_release_data` for text already read; `source` names the file in error messages."""
     try:
         document = load_yaml(text)
-    except yaml.YAMLError as error:
+    except YAMLError as error:
         raise ValueError(f"{source}: not valid YAML: {error}") from error
     try:
         return ReleaseData(source, _build(document))
