@@ -10,7 +10,7 @@ import re
 
 from astroid import nodes
 
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import last_name, qualified_name
 from npu_lint.knowledge.loader import RuleDataError
 from npu_lint.knowledge.location import data_file
 from npu_lint.knowledge.yaml_data import load_yaml
@@ -104,10 +104,10 @@ def holder_name(node: nodes.NodeNG) -> str | None:
     parent = node.parent
     if isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and parent.value is node:
         targets = parent.targets if isinstance(parent, nodes.Assign) else [parent.target]
-        return _name_of(targets[0]) if len(targets) == 1 else None
+        return last_name(targets[0]) if len(targets) == 1 else None
     if isinstance(parent, nodes.Compare):
         operands = [parent.left] + [operand for _op, operand in parent.ops]
-        return next((name for name in map(_name_of, operands) if name is not None), None)
+        return next((name for name in map(last_name, operands) if name is not None), None)
     if isinstance(parent, nodes.Dict):
         return next((key.value for key, value in parent.items if value is node
                      and isinstance(key, nodes.Const) and isinstance(key.value, str)), None)
@@ -115,13 +115,6 @@ def holder_name(node: nodes.NodeNG) -> str | None:
         return _parameter_of_default(parent, node)
     return None
 
-
-def _name_of(node: nodes.NodeNG) -> str | None:
-    if isinstance(node, (nodes.Name, nodes.AssignName)):
-        return node.name
-    if isinstance(node, (nodes.Attribute, nodes.AssignAttr)):
-        return node.attrname
-    return None
 
 
 def _parameter_of_default(arguments: nodes.Arguments, node: nodes.NodeNG) -> str | None:

@@ -21,7 +21,7 @@ import re
 
 from astroid import nodes
 
-from npu_lint.analysis.names import qualified_name, single_value
+from npu_lint.analysis.names import last_name, qualified_name, single_value
 
 _ENVIRONMENTS = frozenset({"os.environ", "os.environb"})
 _ENVIRONMENT_CALLS = frozenset({"os.getenv", "os.getenvb", "os.putenv", "os.unsetenv"})
@@ -73,7 +73,7 @@ def is_environment(mapping: nodes.NodeNG) -> bool:
         return True
     if isinstance(mapping, nodes.Dict):
         return _dict_is_environment(mapping)
-    name = _name_of(mapping)
+    name = last_name(mapping)
     if name is not None and _ENVIRONMENT_WORD.search(name):
         return True
     if isinstance(mapping, nodes.Name):
@@ -95,7 +95,7 @@ def _dict_is_environment(mapping: nodes.Dict) -> bool:
         return any(argument is not mapping and is_environment(argument) for argument in parent.args)
     if isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and parent.value is mapping:
         targets = parent.targets if isinstance(parent, nodes.Assign) else [parent.target]
-        return any(_ENVIRONMENT_WORD.search(_name_of(target) or "") for target in targets)
+        return any(_ENVIRONMENT_WORD.search(last_name(target) or "") for target in targets)
     if isinstance(parent, nodes.Dict):  # {"env_vars": {...}}
         return any(value is mapping and isinstance(key, nodes.Const) and isinstance(key.value, str)
                    and _ENVIRONMENT_WORD.search(key.value) for key, value in parent.items)
@@ -140,10 +140,3 @@ def _builds_dict(value: nodes.NodeNG) -> bool:
         return True
     return isinstance(value, nodes.Call) and getattr(value.func, "name", None) == "dict"
 
-
-def _name_of(node: nodes.NodeNG) -> str | None:
-    if isinstance(node, (nodes.Name, nodes.AssignName)):
-        return node.name
-    if isinstance(node, (nodes.Attribute, nodes.AssignAttr)):
-        return node.attrname
-    return None

@@ -249,10 +249,10 @@ def in_annotation(node: nodes.NodeNG) -> bool:
 
 
 def last_name(node: nodes.NodeNG) -> Optional[str]:
-    """The last identifier of `a.b.c` or `c` (a call's callee), else None."""
+    """The last identifier of `a.b.c` or `c` (a call's callee, or an assignment target), else None."""
     if isinstance(node, (nodes.Attribute, nodes.AssignAttr)):
         return node.attrname
-    if isinstance(node, nodes.Name):
+    if isinstance(node, (nodes.Name, nodes.AssignName)):
         return node.name
     return None
 
