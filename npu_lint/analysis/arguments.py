@@ -141,8 +141,8 @@ def _call_argument_role(node: nodes.NodeNG) -> str | None:
     if not isinstance(parent, nodes.Call) or node not in parent.args:
         return None
     index = parent.args.index(node)
-    if _callee_name(parent) in tables().prose_calls:
-        return "prose"
+    if _callee_name(parent) in tables().prose_calls or isinstance(parent.parent, nodes.Raise):
+        return "prose"  # `print(...)`, `logger.warning(...)`, `raise RuntimeError("...")`
     qname = qualified_name(parent.func)
     for name, role in tables().roles.items():
         if qname is not None and role.positional.get(qname) == index:

@@ -149,8 +149,9 @@ class StringCheck(Check):
                 break
         replacement = _replaced(value, self.replace)
         fix_message = f"Use `{replacement}`"
-        if replacement != value and membership_collection(expression) and _listed(expression.parent, replacement):
-            return  # the test already accepts the NPU's name too
+        if replacement != value and isinstance(expression.parent, (nodes.Tuple, nodes.List, nodes.Set)) \
+                and _listed(expression.parent, replacement):
+            return  # the literal already lists the NPU's name too: a test, or texts to search for
         if edit is not None and membership_collection(expression):
             edit = _beside(ctx, node, edit)
             fix_message = f"Add `{replacement}` beside `{value}`"
