@@ -1,7 +1,8 @@
 """check: float64_on_npu -- float64 asked for in code: `dtype=torch.float64`, `.double()`,
 `.to(torch.float64)`, `torch.set_default_dtype(torch.float64)`.
 
-A comparison (`x.dtype == torch.float64`) asks nothing and is left alone.
+A comparison (`x.dtype == torch.float64`) asks nothing and is left alone, and so is a call that
+names the CPU (`device="cpu"`) or works on a tensor visibly on it (`x.cpu().double()`).
 """
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from astroid import nodes
 
 from npu_lint.analysis.call_owners import give_way, report_about
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.cpu_device import explicitly_on_cpu, says_cpu
 from npu_lint.analysis.names import last_name, qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
@@ -25,6 +27,8 @@ class Float64Use(Check):
 
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
         func = node.func
+        if says_cpu(node) or (isinstance(func, nodes.Attribute) and explicitly_on_cpu(func.expr)):
+            return  # `torch.eye(3, dtype=torch.float64, device="cpu")`, `x.cpu().double()`: not the NPU's
         for keyword in node.keywords or ():
             if keyword.arg == "dtype" and qualified_name(keyword.value) in FLOAT64:
                 report_about(ctx, self.rule, keyword, what=ctx.node_text(keyword))
