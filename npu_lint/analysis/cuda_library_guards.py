@@ -19,15 +19,13 @@ the `libraries` of data/cuda_libraries.yaml.
 from __future__ import annotations
 
 import functools
-import re
 from typing import Iterator
 
 from astroid import nodes
 
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import identifier_words, qualified_name
 from npu_lint.knowledge.library_advice import table
 
-_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _STRING_TESTS = frozenset({"startswith", "endswith"})
 _EXITS = (nodes.Raise, nodes.Return)
 
@@ -144,7 +142,7 @@ def _bound_by_import_call(name: nodes.Name) -> bool:
 
 
 def _spells_library(identifier: str) -> bool:
-    words = tuple(word.lower() for word in _WORD.findall(identifier))
+    words = identifier_words(identifier)
     return any(_contains(words, library) for library in _library_words())
 
 

@@ -6,6 +6,8 @@ bound by imports, silent for everything else.
 """
 from __future__ import annotations
 
+import re
+
 from typing import Optional
 
 from astroid import nodes
@@ -263,3 +265,12 @@ def keyword(call: nodes.Call, name: str) -> Optional[nodes.NodeNG]:
         if item.arg == name:
             return item.value
     return None
+
+
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def identifier_words(identifier: str) -> tuple[str, ...]:
+    """The words of an identifier or dotted name, lower case: `is_npu_available` -> is, npu,
+    available; `NPUAccelerator` -> npu, accelerator; `torch_npu.npu` -> torch, npu, npu."""
+    return tuple(word.lower() for word in _WORD.findall(identifier))

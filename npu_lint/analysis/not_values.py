@@ -29,7 +29,7 @@ from astroid import nodes
 from npu_lint.analysis.arguments import tables
 from npu_lint.analysis.cuda_library_guards import guards_cuda_library
 from npu_lint.analysis.environment import is_environment, mapping_of_key
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import last_name, qualified_name
 
 _LITERAL_TYPES = frozenset({"typing.Literal", "typing_extensions.Literal"})
 _ATTRIBUTE_DUNDERS = frozenset({"__getattr__", "__getattribute__", "__setattr__", "__delattr__"})
@@ -106,15 +106,7 @@ def _is_enum(classdef: nodes.ClassDef) -> bool:
         pass
     # A base from another module of the project that astroid does not load (`BaseEnum`,
     # `ExplicitEnum`): the name says what it is.
-    return any(_base_name(base).endswith("Enum") for base in classdef.bases)
-
-
-def _base_name(base: nodes.NodeNG) -> str:
-    if isinstance(base, nodes.Name):
-        return base.name
-    if isinstance(base, nodes.Attribute):
-        return base.attrname
-    return ""
+    return any((last_name(base) or "").endswith("Enum") for base in classdef.bases)
 
 
 def _attribute_name(node: nodes.NodeNG) -> bool:

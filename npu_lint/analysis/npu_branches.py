@@ -31,9 +31,10 @@ from typing import Iterable, Optional
 
 from astroid import nodes
 
+from npu_lint.analysis.names import identifier_words
+
 POSITIVE, NEGATIVE, UNKNOWN = 1, -1, 0
 _NPU_STRING = re.compile(r"npu(?::\d*)?", re.IGNORECASE)
-_CAMEL = re.compile(r"([a-z0-9])([A-Z])|([A-Z]+)([A-Z][a-z])")
 _EXITS = (nodes.Return, nodes.Raise, nodes.Continue, nodes.Break)
 _COMPOUND = (nodes.If, nodes.For, nodes.While, nodes.With, nodes.Try, nodes.FunctionDef, nodes.ClassDef)
 _SHORT_BRANCH = 3
@@ -150,7 +151,7 @@ def _is_npu_branch(test: Optional[nodes.NodeNG], body: list[nodes.NodeNG], about
 
 def _about_devices(test: nodes.NodeNG) -> bool:
     for word in _words(test):
-        if _DEVICE_WORDS.intersection(_split_words(word)):
+        if _DEVICE_WORDS.intersection(identifier_words(word)):
             return True
     return any(isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_STRING.match(node.value)
                for node in test.nodes_of_class(nodes.Const))
@@ -250,10 +251,4 @@ def _words(node: nodes.NodeNG) -> Iterable[str]:
 
 
 def _word_npu(identifier: str) -> bool:
-    return "npu" in _split_words(identifier)
-
-
-def _split_words(identifier: str) -> list[str]:
-    """`is_npu_available` -> is, npu, available; `NPUAccelerator` -> npu, accelerator."""
-    words = _CAMEL.sub(lambda m: f"{m.group(1) or m.group(3)}_{m.group(2) or m.group(4)}", identifier)
-    return re.split(r"[._]", words.lower())
+    return "npu" in identifier_words(identifier)
