@@ -33,6 +33,7 @@ class NotValues:
     method_names: frozenset[str]
     device_name_sources: frozenset[str]
     device_types: frozenset[str]
+    path_calls: frozenset[str]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,6 +63,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
             frozenset(map(str, other["method_names"])),
             frozenset(map(str, other["device_name_sources"])),
             frozenset(map(str, other["device_types"])),
+            frozenset(map(str, other["path_calls"])),
         )
         return ArgumentTables(roles, frozenset(prose["keywords"]), frozenset(prose["calls"]), not_values)
     except (KeyError, TypeError, ValueError, AttributeError, re.error) as exc:

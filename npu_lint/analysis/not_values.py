@@ -12,6 +12,8 @@
                                         a test that keeps a CUDA-only library (CuPy, xFormers)
                                         off other devices: on the NPU it is False, and the
                                         other path is the right one (analysis/cuda_library_guards.py)
+    Path(__file__).parent / "cuda"      a folder name: a string divided into a path, or one
+    os.path.join(root, "cuda")          part of a path joined by a call that joins paths
     rng_state["cuda"], {"cuda": s}      the key of the program's own mapping: a name that
     settings["CUDA_VISIBLE_DEVICES"]    checkpoints and callers use; the keys of an environment
                                         (`os.environ`, a child's `env`) are values and stay, and
@@ -38,7 +40,8 @@ _COLLECTIONS = (nodes.Tuple, nodes.List, nodes.Set)
 
 def not_a_value(node: nodes.NodeNG) -> str | None:
     """Why the string expression `node` is no value ('type', 'enum member', 'attribute name',
-    'device name query', 'mapping key', 'CUDA-only library guard'), or None when it is one."""
+    'device name query', 'mapping key', 'path component', 'CUDA-only library guard'), or None
+    when it is one."""
     if _in_literal_type(node):
         return "type"
     if _enum_member_value(node):
@@ -49,6 +52,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "device name query"
     if _key_of_own_mapping(node):
         return "mapping key"
+    if _path_component(node):
+        return "path component"
     if guards_cuda_library(node):
         return "CUDA-only library guard"
     return None
@@ -59,6 +64,15 @@ def _key_of_own_mapping(node: nodes.NodeNG) -> bool:
     if mapping is None or is_environment(mapping):
         return False
     return not (isinstance(mapping, nodes.Dict) and _keyed_by_device_type(mapping))
+
+
+def _path_component(node: nodes.NodeNG) -> bool:
+    parent = node.parent
+    if isinstance(parent, nodes.BinOp) and parent.op == "/":
+        return True  # a string cannot be divided: only pathlib's `/` takes one
+    if isinstance(parent, nodes.Call) and node in parent.args:
+        return last_name(parent.func) in tables().not_values.path_calls
+    return False
 
 
 def _keyed_by_device_type(mapping: nodes.Dict) -> bool:
