@@ -132,6 +132,8 @@ def _bound_by_import_call(name: nodes.Name) -> bool:
     except Exception:  # astroid raises assorted errors on odd scopes
         return False
     for assignment in assignments:
+        if not isinstance(assignment, nodes.AssignName):
+            continue  # `__file__` and other module attributes astroid makes up: no statement
         statement = assignment.statement()
         value = getattr(statement, "value", None)
         if isinstance(statement, nodes.Assign) and isinstance(value, nodes.Call) and value.args:
