@@ -24,9 +24,10 @@ class ReceiverKind(str, enum.Enum):
     UNKNOWN = "unknown"
 
 
-def _class_kind(cls: nodes.ClassDef) -> ReceiverKind:
+def _class_kind(cls: nodes.ClassDef, method: str | None) -> ReceiverKind:
     try:
-        lineage = [cls.qname()] + [base.qname() for base in cls.ancestors()]
+        ancestors = list(cls.ancestors())
+        lineage = [cls.qname()] + [base.qname() for base in ancestors]
     except Exception:
         return ReceiverKind.UNKNOWN
     if TENSOR_CLASS in lineage:
@@ -35,16 +36,37 @@ def _class_kind(cls: nodes.ClassDef) -> ReceiverKind:
         return ReceiverKind.MODULE
     if any(name.startswith(CUDA_PREFIX) for name in lineage):
         return ReceiverKind.CUDA_OBJECT
+    if method is not None and _may_inherit(method, [cls, *ancestors]):
+        return ReceiverKind.UNKNOWN
     return ReceiverKind.OTHER
 
 
-def _value_kind(value) -> ReceiverKind:
+def _may_inherit(method: str, classes: list[nodes.ClassDef]) -> bool:
+    """Can `method` come from a base astroid cannot see? `class Lit(pl.LightningModule)` with
+    Lightning not installed: `Lit().cuda()` is a Module's, not a method of the user's own."""
+    if any(method in cls.locals for cls in classes):
+        return False  # the class (or a base astroid sees) defines it: the user's own method
+    return any(_has_unseen_base(cls) for cls in classes)
+
+
+def _has_unseen_base(cls: nodes.ClassDef) -> bool:
+    for base in cls.bases:
+        try:
+            inferred = list(base.infer())
+        except Exception:  # astroid raises assorted errors on bases it cannot infer
+            return True
+        if not inferred or any(value is util.Uninferable for value in inferred):
+            return True
+    return False
+
+
+def _value_kind(value, method: str | None) -> ReceiverKind:
     if value is util.Uninferable:
         return ReceiverKind.UNKNOWN
     if isinstance(value, astroid.bases.Instance) and not isinstance(value, nodes.Const):
         proxied = getattr(value, "_proxied", None)
         if isinstance(proxied, nodes.ClassDef):
-            return _class_kind(proxied)
+            return _class_kind(proxied, method)
     return ReceiverKind.OTHER
 
 
@@ -52,14 +74,16 @@ def _value_kind(value) -> ReceiverKind:
 _PRECEDENCE = (ReceiverKind.TENSOR, ReceiverKind.MODULE, ReceiverKind.CUDA_OBJECT)
 
 
-def receiver_kind(node: nodes.NodeNG) -> ReceiverKind:
-    """Classify the value of an expression; never raises."""
+def receiver_kind(node: nodes.NodeNG, method: str | None = None) -> ReceiverKind:
+    """Classify the value of an expression; never raises. With `method` (the one called on it),
+    an instance of the user's own class whose bases astroid cannot all see is unknown, unless
+    the class defines `method` itself."""
     kinds = set()
     try:
         for count, value in enumerate(node.infer()):
             if count >= MAX_INFERRED:
                 return ReceiverKind.UNKNOWN
-            kinds.add(_value_kind(value))
+            kinds.add(_value_kind(value, method))
     except Exception:
         # Inference can fail in many ways on half-written code; an
         # unknown receiver is still reported, at lower confidence.

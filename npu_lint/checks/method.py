@@ -45,7 +45,7 @@ class MethodCheck(Check):
         receiver = qualified_name(node.expr) or ""
         if receiver == "torch" or receiver.startswith("torch."):
             return  # `torch.cuda` and other torch module attributes belong to the symbol rules
-        kind = receiver_kind(node.expr)
+        kind = receiver_kind(node.expr, node.attrname)
         if kind not in self.receivers:
             return
         if not called and guards_cuda_library(node):
