@@ -107,8 +107,6 @@ class StringCheck(Check):
         self.outside_wrapper = rule.match.get("outside_wrapper")  # auto: what transfer_to_npu misses
         self.only_in = rule.match.get("only_in")
         self.safe_in = rule.match.get("safe_in")
-        # Names with nothing to rewrite one by one: `("cuda", "gpu")` is one finding.
-        self.once_per_collection = rule.match.get("once_per_collection", False)
 
     def triggers(self) -> frozenset:
         return frozenset()
@@ -144,8 +142,6 @@ class StringCheck(Check):
             release = self.settings.release
             if call is not None and call_is_wrapped(call, self.outside_wrapper, release):
                 return  # transfer_to_npu rewrites this argument at run time
-        if self.once_per_collection and _earlier_match_in_collection(expression, self.pattern):
-            return
         edit = None
         for old, new in self.replace.items():
             edit = edits.string_prefix_edit(ctx, node, old, new)
@@ -175,18 +171,6 @@ def _replaced(value: str, replace: dict[str, str]) -> str:
         if value.startswith(old):
             return new + value[len(old):]
     return value
-
-
-def _earlier_match_in_collection(expression: nodes.NodeNG, pattern: re.Pattern) -> bool:
-    collection = expression.parent
-    if not isinstance(collection, (nodes.Tuple, nodes.List, nodes.Set)):
-        return False
-    for element in collection.elts:
-        if element is expression:
-            return False
-        if isinstance(element, nodes.Const) and isinstance(element.value, str) and pattern.search(element.value):
-            return True
-    return False
 
 
 def _listed(collection: nodes.NodeNG, value: str) -> bool:

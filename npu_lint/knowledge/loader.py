@@ -24,7 +24,7 @@ KIND_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
                "suggestions": dict, "quiet_on_cpu": bool, "quiet_in_type_tests": bool},
     "method": {"methods": list, "call": bool, "receivers": list, "replacement": str},
     "string": {"pattern": str, "argument": str, "outside_argument": str, "replace": dict, "triggers": list,
-               "outside_wrapper": str, "only_in": str, "safe_in": str, "once_per_collection": bool},
+               "outside_wrapper": str, "only_in": str, "safe_in": str},
     "import": {"modules": list, "suggestions": dict, "runs_on_npu": list},
     "check": {"check": str},
     "argument": {"calls": list, "argument": str, "position": int, "missing": bool, "values": list,
