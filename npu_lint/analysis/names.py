@@ -213,12 +213,15 @@ def names_without_running(node: nodes.NodeNG) -> bool:
     """A place that names a function or class without running it: a type test, the other side
     of a comparison (`fn is F.avg_pool3d`, `m.__class__ in (nn.RNN, nn.GRU)`), an `except`
     clause, a dict key or a subscript's index (`{nn.RNN: hook}`, `Union[nn.RNN, nn.GRU]`), an
-    annotation. A call, a decorator, a base class or a value handed on (an argument, a dict
-    value) may run it."""
+    annotation, the key a registering decorator files its function under
+    (`@meta_registry.register(nn.MaxPool1d)`). A call, a decorator, a base class or a value
+    handed on (an argument, a dict value) may run it."""
     if in_type_test(node) or in_annotation(node):
         return True
     held = node.parent if isinstance(node.parent, (nodes.Tuple, nodes.List, nodes.Set)) else node
     parent = held.parent
+    if isinstance(parent, nodes.Call) and _registering_decorator(parent):
+        return any(held is argument for argument in parent.args)
     if isinstance(parent, nodes.Compare):
         return True
     if isinstance(parent, nodes.ExceptHandler):
@@ -228,6 +231,16 @@ def names_without_running(node: nodes.NodeNG) -> bool:
     if isinstance(parent, nodes.Dict):
         return any(held is key for key, _value in parent.items)
     return False
+
+
+def _registering_decorator(call: nodes.Call) -> bool:
+    """`@registry.register(key)`, `@register_decomposition(key)`, `@implements(key)` on a def:
+    the decorated function is what runs, for the key (torch.fx meta tables, profilers,
+    `__torch_function__` overrides)."""
+    if not isinstance(call.parent, nodes.Decorators):
+        return False
+    name = last_name(call.func) or ""
+    return name.startswith("register") or name == "implements"
 
 
 def in_annotation(node: nodes.NodeNG) -> bool:
