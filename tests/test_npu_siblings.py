@@ -50,3 +50,13 @@ def test_a_sibling_written_later_is_seen(tmp_path):
     assert _codes(module) == ["NPU101"]
     (tmp_path / "npu_accelerator.py").write_text(NPU_CLASS)
     assert _codes(module) == []
+
+
+def test_on_the_transfer_to_npu_route_the_cuda_class_is_still_reported(tmp_path):
+    # torch.cuda.is_available() says True there: a project that probes CUDA first runs the CUDA
+    # class on the NPU (ColossalAI's auto_set_accelerator tries "cuda" before "npu").
+    uses_nvml = CUDA_CLASS + "\n    def utilization(self):\n        import pynvml\n        return pynvml.nvmlInit()\n"
+    module = _folder(tmp_path, cuda_accelerator=uses_nvml, npu_accelerator=NPU_CLASS)
+    assert "NPU401" not in _codes(module)
+    result = Engine(Settings(strategy="auto")).check_text(module.read_text(), str(module))
+    assert "NPU401" in [finding.code for finding in result.findings]

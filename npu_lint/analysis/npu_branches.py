@@ -20,9 +20,7 @@ take is not reported. A path is off the NPU when
 - an earlier statement of the same block leaves on the NPU
   (`if is_npu_available(): return "npu"`);
 - it follows an NPU test that ends an `or` (or a "not NPU" test that ends an `and`);
-- it is listed beside the NPU: `device in ("cuda", "npu")`, `{"cuda": ..., "npu": ...}`;
-- it is inside a CUDA class whose NPU sibling the project defines (`CudaAccelerator` beside
-  `NpuAccelerator`, see npu_siblings.py).
+- it is listed beside the NPU: `device in ("cuda", "npu")`, `{"cuda": ..., "npu": ...}`.
 
 A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
 """
@@ -34,7 +32,6 @@ from typing import Iterable, Optional
 from astroid import nodes
 
 from npu_lint.analysis.names import identifier_words
-from npu_lint.analysis.npu_siblings import in_class_with_npu_sibling
 
 POSITIVE, NEGATIVE, UNKNOWN = 1, -1, 0
 _NPU_STRING = re.compile(r"npu(?::\d*)?", re.IGNORECASE)
@@ -62,7 +59,7 @@ def off_npu_path(node: nodes.NodeNG) -> bool:
         if _after_npu_exit(parent, child):
             return True
         child, parent = parent, parent.parent
-    return in_class_with_npu_sibling(node)
+    return False
 
 
 def _beside_npu(node: nodes.NodeNG) -> bool:

@@ -9,7 +9,9 @@ implementation at run time:
 (ColossalAI's and DeepSpeed's accelerators, kernel extensions that a loader asks
 `is_available()` one after the other.) The CUDA class runs only where CUDA is: a port leaves it
 alone, and rewriting its `torch.cuda` calls to `torch.npu` would break CUDA machines while the
-NPU runs its own class. So nothing inside such a class is reported.
+NPU runs its own class. So nothing inside such a class is reported (ModuleContext.report), except
+on the transfer_to_npu route: there `torch.cuda.is_available()` says True on the NPU, and a project
+that probes CUDA first (ColossalAI's accelerator order) runs the CUDA class on the NPU.
 
 A class is the CUDA member of such a family when its name has a `cuda` or `gpu` word and a class
 whose name has an `npu` or `ascend` word shares one of its bases (not a generic one such as
