@@ -214,14 +214,14 @@ def names_without_running(node: nodes.NodeNG) -> bool:
     of a comparison (`fn is F.avg_pool3d`, `m.__class__ in (nn.RNN, nn.GRU)`), an `except`
     clause, a dict key or a subscript's index (`{nn.RNN: hook}`, `Union[nn.RNN, nn.GRU]`), an
     annotation, the key a registering decorator files its function under
-    (`@meta_registry.register(nn.MaxPool1d)`). A call, a decorator, a base class or a value
+    (`@meta_registry.register(nn.MaxPool1d)`, see `registration_key`). A call, a decorator, a base class or a value
     handed on (an argument, a dict value) may run it."""
     if in_type_test(node) or in_annotation(node):
         return True
     held = node.parent if isinstance(node.parent, (nodes.Tuple, nodes.List, nodes.Set)) else node
     parent = held.parent
-    if isinstance(parent, nodes.Call) and _registering_decorator(parent):
-        return any(held is argument for argument in parent.args)
+    if registration_key(held):
+        return True
     if isinstance(parent, nodes.Compare):
         return True
     if isinstance(parent, nodes.ExceptHandler):
@@ -233,14 +233,19 @@ def names_without_running(node: nodes.NodeNG) -> bool:
     return False
 
 
-def _registering_decorator(call: nodes.Call) -> bool:
-    """`@registry.register(key)`, `@register_decomposition(key)`, `@implements(key)` on a def:
-    the decorated function is what runs, for the key (torch.fx meta tables, profilers,
-    `__torch_function__` overrides)."""
-    if not isinstance(call.parent, nodes.Decorators):
+def registration_key(node: nodes.NodeNG) -> bool:
+    """An argument of a registering decorator, `@registry.register(key)`,
+    `@register_decomposition(key)`, `@implements(key)`, or of the same applied by hand,
+    `registry.register(key)(fn)`: the function is what runs, filed under the key (torch.fx meta
+    tables and leaf modules, profilers, `__torch_function__` overrides)."""
+    call = node.parent
+    if not isinstance(call, nodes.Call) or not any(node is argument for argument in call.args):
         return False
     name = last_name(call.func) or ""
-    return name.startswith("register") or name == "implements"
+    if not (name.startswith("register") or name == "implements"):
+        return False
+    applied = call.parent
+    return isinstance(applied, nodes.Decorators) or (isinstance(applied, nodes.Call) and applied.func is call)
 
 
 def in_annotation(node: nodes.NodeNG) -> bool:
