@@ -185,3 +185,35 @@ def test_the_result_cache_follows_the_packaging_metadata(tmp_path, capsys):
     stamp = os.stat(config).st_mtime_ns + 1_000_000_000
     os.utime(config, ns=(stamp, stamp))
     assert npu120() == 1
+
+
+# A program that imports a package of its own project which imports torch_npu has it already
+# (ColossalAI's tests: colossalai/__init__.py -> accelerator -> npu_accelerator.py).
+PACKAGE = {
+    "pkg/__init__.py": "from . import accelerator\n",
+    "pkg/accelerator/__init__.py": "from .npu import NpuAccelerator\n",
+    "pkg/accelerator/npu.py": "try:\n    import torch_npu\nexcept ImportError:\n    pass\n\nclass NpuAccelerator:\n    pass\n",
+    "pkg/launch.py": "import torch\n\ndef launch():\n    return torch.device('cpu')\n",
+    "pkg/lazy.py": "def load():\n    import torch_npu\n    return torch_npu\n",
+}
+
+
+@pytest.mark.parametrize("import_line", [
+    "from pkg.launch import launch",  # the package's __init__ runs first
+    "import pkg",
+    "from pkg import accelerator",
+])
+def test_a_project_package_that_imports_torch_npu_brings_it(tmp_path, import_line):
+    _write(tmp_path, {**PACKAGE, "tests/test_run.py": f"{import_line}\n{SCRIPT}"})
+    assert _codes(tmp_path / "tests" / "test_run.py") == []
+
+
+def test_a_torch_npu_import_inside_a_function_of_the_package_is_not_enough(tmp_path):
+    files = {**PACKAGE, "pkg/__init__.py": "from .lazy import load\n"}
+    _write(tmp_path, {**files, "tests/test_run.py": f"from pkg.launch import launch\n{SCRIPT}"})
+    assert [f.code for f in _codes(tmp_path / "tests" / "test_run.py")] == ["NPU120"]
+
+
+def test_a_library_of_the_same_name_elsewhere_is_not_followed(tmp_path):
+    _write(tmp_path, {"other/pkg/__init__.py": "import torch_npu\n", "tests/test_run.py": f"import pkg\n{SCRIPT}"})
+    assert [f.code for f in _codes(tmp_path / "tests" / "test_run.py")] == ["NPU120"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.npu_branches import off_npu_path
+from npu_lint.analysis.npu_siblings import in_class_with_npu_sibling
 from npu_lint.analysis.torch_npu_import import (
     first_line, imports_torch_npu, imports_torch_npu_in, indentation, insertion_before_edit, insertion_edit,
     leading_imports_end, local_torch_import, module_top_line, torch_npu_placement,
@@ -142,6 +143,11 @@ class ModuleContext:
         never applied, since it would break the CUDA path."""
         if node is not self.module and off_npu_path(node):
             return  # a branch an NPU machine never takes: the project handles the NPU already
+        if node is not self.module and self.settings.strategy != "auto" and in_class_with_npu_sibling(node):
+            # The NPU runs its own class. Not on the transfer_to_npu route: there
+            # torch.cuda.is_available() says True on the NPU, and a project that probes CUDA
+            # first (ColossalAI's accelerator order) picks the CUDA class.
+            return
         fix = None
         message = rule.format_message(**fields)
         if self.settings.strategy == "agnostic" and agnostic_edits:

@@ -213,12 +213,15 @@ def names_without_running(node: nodes.NodeNG) -> bool:
     """A place that names a function or class without running it: a type test, the other side
     of a comparison (`fn is F.avg_pool3d`, `m.__class__ in (nn.RNN, nn.GRU)`), an `except`
     clause, a dict key or a subscript's index (`{nn.RNN: hook}`, `Union[nn.RNN, nn.GRU]`), an
-    annotation. A call, a decorator, a base class or a value handed on (an argument, a dict
-    value) may run it."""
+    annotation, the key a registering decorator files its function under
+    (`@meta_registry.register(nn.MaxPool1d)`, see `registration_key`). A call, a decorator, a base class or a value
+    handed on (an argument, a dict value) may run it."""
     if in_type_test(node) or in_annotation(node):
         return True
     held = node.parent if isinstance(node.parent, (nodes.Tuple, nodes.List, nodes.Set)) else node
     parent = held.parent
+    if registration_key(held):
+        return True
     if isinstance(parent, nodes.Compare):
         return True
     if isinstance(parent, nodes.ExceptHandler):
@@ -228,6 +231,21 @@ def names_without_running(node: nodes.NodeNG) -> bool:
     if isinstance(parent, nodes.Dict):
         return any(held is key for key, _value in parent.items)
     return False
+
+
+def registration_key(node: nodes.NodeNG) -> bool:
+    """An argument of a registering decorator, `@registry.register(key)`,
+    `@register_decomposition(key)`, `@implements(key)`, or of the same applied by hand,
+    `registry.register(key)(fn)`: the function is what runs, filed under the key (torch.fx meta
+    tables and leaf modules, profilers, `__torch_function__` overrides)."""
+    call = node.parent
+    if not isinstance(call, nodes.Call) or not any(node is argument for argument in call.args):
+        return False
+    name = last_name(call.func) or ""
+    if not (name.startswith("register") or name == "implements"):
+        return False
+    applied = call.parent
+    return isinstance(applied, nodes.Decorators) or (isinstance(applied, nodes.Call) and applied.func is call)
 
 
 def in_annotation(node: nodes.NodeNG) -> bool:

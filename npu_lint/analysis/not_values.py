@@ -14,6 +14,10 @@
                                         other path is the right one (analysis/cuda_library_guards.py)
     Path(__file__).parent / "cuda"      a folder name: a string divided into a path, or one
     os.path.join(root, "cuda")          part of a path joined by a call that joins paths
+    @abstractmethod                     the default of an abstract method that does nothing:
+    def get_rng_state(self, device="cuda"): ...
+                                        each implementation has its own default, which is the
+                                        one callers get
     rng_state["cuda"], {"cuda": s}      the key of the program's own mapping: a name that
     settings["CUDA_VISIBLE_DEVICES"]    checkpoints and callers use; the keys of an environment
                                         (`os.environ`, a child's `env`) are values and stay, and
@@ -48,6 +52,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "enum member"
     if _attribute_name(node):
         return "attribute name"
+    if _abstract_default(node):
+        return "abstract method default"
     if _compared_with_device_name_query(node):
         return "device name query"
     if _key_of_own_mapping(node):
@@ -57,6 +63,33 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
     if guards_cuda_library(node):
         return "CUDA-only library guard"
     return None
+
+
+def _abstract_default(node: nodes.NodeNG) -> bool:
+    """A parameter default of an `@abstractmethod` whose body does nothing (ColossalAI's
+    BaseAccelerator): a call reaches an implementation, with that implementation's default."""
+    arguments = node.parent
+    if not isinstance(arguments, nodes.Arguments) or not any(
+            node is default for default in [*arguments.defaults, *arguments.kw_defaults] if default is not None):
+        return False
+    function = arguments.parent
+    if not isinstance(function, nodes.FunctionDef) or function.decorators is None:
+        return False
+    if not any(last_name(decorator) == "abstractmethod" for decorator in function.decorators.nodes):
+        return False
+    return all(_does_nothing(statement) for statement in function.body)
+
+
+def _does_nothing(statement: nodes.NodeNG) -> bool:
+    """A docstring, `pass`, `...`, or `raise NotImplementedError`."""
+    if isinstance(statement, nodes.Pass):
+        return True
+    if isinstance(statement, nodes.Expr) and isinstance(statement.value, nodes.Const):
+        return True
+    if isinstance(statement, nodes.Raise) and statement.exc is not None:
+        raised = statement.exc.func if isinstance(statement.exc, nodes.Call) else statement.exc
+        return last_name(raised) == "NotImplementedError"
+    return False
 
 
 def _key_of_own_mapping(node: nodes.NodeNG) -> bool:

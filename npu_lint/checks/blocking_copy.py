@@ -11,7 +11,7 @@ from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.loops import enclosing_loop
-from npu_lint.analysis.names import keyword, qualified_name
+from npu_lint.analysis.names import identifier_words, keyword, qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Confidence
@@ -33,11 +33,14 @@ def _names_a_device(call: nodes.Call, ctx: ModuleContext) -> bool:
             return False
         return isinstance(device.value, int) or (
             isinstance(device.value, str) and not device.value.startswith(("cpu", "meta")))
-    text = ctx.node_text(device).lower()
+    source = ctx.node_text(device)
+    text = source.lower()
     if "cpu" in text or "dtype" in text:
         return False
-    last = text.rsplit(".", 1)[-1]
-    return any(word in (text if isinstance(device, (nodes.Call, nodes.Subscript)) else last) for word in _DEVICE_WORDS)
+    last = source.rsplit(".", 1)[-1]
+    # Whole words, not substrings: `input_type` (a dtype) holds "npu", `stddev` holds "dev".
+    words = identifier_words(source if isinstance(device, (nodes.Call, nodes.Subscript)) else last)
+    return any(word.startswith(_DEVICE_WORDS) for word in words)
 
 
 class BlockingCopy(Check):

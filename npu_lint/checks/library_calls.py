@@ -12,7 +12,7 @@ from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.library_uses import LibraryUse, library_uses
-from npu_lint.analysis.names import imported_name, qualified_name
+from npu_lint.analysis.names import imported_name, qualified_name, registration_key
 from npu_lint.analysis.torch_npu_import import imports_torch_npu
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Edit, Related
@@ -52,7 +52,9 @@ class CudaOnlyLibraryCall(Check):
     def _reported(self, use: LibraryUse) -> bool:
         advice = self.table.advice_for(use.qname)
         return not (advice is None or advice.covered_by or advice.runs_on_npu
-                    or _inside_covered_kernel(use.node, self.table))
+                    or _inside_covered_kernel(use.node, self.table)
+                    # `@tracer.register_leaf_module_impl(apex.FusedRMSNorm)`: a key, the import is the finding
+                    or (use.role == "reference" and registration_key(use.node)))
 
 
 class _Folded:

@@ -4,7 +4,9 @@ Said once per program, at its entry modules (`if __name__ == "__main__":`, `__ma
 script targets of the project): a library module is imported by one of them, and the fixes of its
 own device findings bring `import torch_npu` along. The wording follows the target: from torch_npu
 2.5.1 on (torch 2.5+, the wheel's `torch.backends` entry point) `import torch` loads torch_npu by
-itself, so the finding is information, unless the program turns that loading off.
+itself, so the finding is information, unless the program turns that loading off. A program that
+imports a package of its own project which imports torch_npu (ColossalAI's colossalai.accelerator)
+has it already (analysis/project_torch_npu.py).
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.entry_module import entry_reason
+from npu_lint.analysis.project_torch_npu import loads_torch_npu_through_project
 from npu_lint.analysis.torch_npu_import import first_torch_import, imports_torch_npu
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Severity
@@ -45,7 +48,7 @@ class MissingTorchNpuImport(Check):
         if not uses_device or imports_torch_npu(ctx.module) or entry_reason(ctx.module) is None:
             return
         stmt = first_torch_import(ctx.module)
-        if stmt is None:
+        if stmt is None or loads_torch_npu_through_project(ctx.module):
             return
         target = release_data.facts(self.settings.release)
         consequence, severity = _consequence(target, turns_autoload_off(ctx.module))

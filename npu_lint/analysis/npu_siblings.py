@@ -1,0 +1,133 @@
+"""CUDA classes whose NPU sibling the project already has.
+
+Projects that run on several devices put each device behind one interface and pick the
+implementation at run time:
+
+    class CudaAccelerator(BaseAccelerator): ...   # accelerator/cuda_accelerator.py
+    class NpuAccelerator(BaseAccelerator): ...    # accelerator/npu_accelerator.py
+
+(ColossalAI's and DeepSpeed's accelerators, kernel extensions that a loader asks
+`is_available()` one after the other.) The CUDA class runs only where CUDA is: a port leaves it
+alone, and rewriting its `torch.cuda` calls to `torch.npu` would break CUDA machines while the
+NPU runs its own class. So nothing inside such a class is reported (ModuleContext.report), except
+on the transfer_to_npu route: there `torch.cuda.is_available()` says True on the NPU, and a project
+that probes CUDA first (ColossalAI's accelerator order) runs the CUDA class on the NPU.
+
+A class is the CUDA member of such a family when its name has a `cuda` or `gpu` word and a class
+whose name has an `npu` or `ascend` word shares one of its bases (not a generic one such as
+`ABC` or `nn.Module`), in the same module or in a module of the same folder. Those modules are
+read with Python's own `ast`, and only when they mention the NPU.
+"""
+from __future__ import annotations
+
+import ast
+import os
+from typing import Optional
+
+from astroid import nodes
+
+from npu_lint.analysis.names import identifier_words, last_name
+
+_CUDA_WORDS = frozenset({"cuda", "gpu"})
+_NPU_WORDS = frozenset({"npu", "ascend"})
+# Bases too common to make two classes implementations of one interface.
+_GENERIC_BASES = frozenset({"object", "ABC", "Module", "Enum", "Generic", "Protocol", "Exception",
+                            "Function", "NamedTuple", "TypedDict", "Dataset", "TestCase"})
+_ATTRIBUTE = "_npu_sibling_verdict"
+MAX_CACHED = 2048
+_FILE_BASES: dict[str, tuple[tuple[int, int], frozenset]] = {}
+
+
+def in_class_with_npu_sibling(node: nodes.NodeNG) -> bool:
+    """Does `node` lie inside a CUDA class whose NPU sibling the project defines?"""
+    scope = node.parent
+    while scope is not None:
+        if isinstance(scope, nodes.ClassDef) and _has_npu_sibling(scope):
+            return True
+        scope = scope.parent
+    return False
+
+
+def _has_npu_sibling(classdef: nodes.ClassDef) -> bool:
+    verdict = getattr(classdef, _ATTRIBUTE, None)
+    if verdict is None:
+        verdict = _judge(classdef)
+        setattr(classdef, _ATTRIBUTE, verdict)
+    return verdict
+
+
+def _judge(classdef: nodes.ClassDef) -> bool:
+    if not _CUDA_WORDS.intersection(identifier_words(classdef.name)):
+        return False
+    bases = {name for name in map(last_name, classdef.bases) if name and name not in _GENERIC_BASES}
+    if not bases:
+        return False
+    module = classdef.root()
+    own = {base for other in module.nodes_of_class(nodes.ClassDef) if _names_npu(other.name)
+           for base in map(last_name, other.bases) if base}
+    if bases & own:
+        return True
+    path = getattr(module, "file", None)
+    if not path or not os.path.isfile(path):
+        return False
+    return bool(bases & _npu_bases_beside(path))
+
+
+def _names_npu(name: str) -> bool:
+    return bool(_NPU_WORDS.intersection(identifier_words(name)))
+
+
+def _npu_bases_beside(path: str) -> set[str]:
+    """The bases of the NPU-named classes in the other modules of `path`'s folder."""
+    folder = os.path.dirname(os.path.abspath(path))
+    own = os.path.basename(path)
+    try:
+        files = [entry.path for entry in os.scandir(folder)
+                 if entry.name.endswith(".py") and entry.name != own and entry.is_file()]
+    except OSError:
+        return set()
+    found: set[str] = set()
+    for file in files:
+        found |= _npu_bases_in(file)
+    return found
+
+
+def _npu_bases_in(path: str) -> frozenset:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return frozenset()
+    stamp = (status.st_mtime_ns, status.st_size)
+    cached = _FILE_BASES.get(path)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    bases = frozenset(_read_npu_bases(path))
+    if len(_FILE_BASES) >= MAX_CACHED:
+        _FILE_BASES.clear()
+    _FILE_BASES[path] = (stamp, bases)
+    return bases
+
+
+def _read_npu_bases(path: str) -> set[str]:
+    try:
+        with open(path, "rb") as file:
+            source = file.read()
+    except OSError:
+        return set()
+    lowered = source.lower()
+    if b"npu" not in lowered and b"ascend" not in lowered:
+        return set()  # most modules: no NPU class to parse for
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    return {base for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and _names_npu(node.name)
+            for base in map(_ast_last_name, node.bases) if base}
+
+
+def _ast_last_name(node: ast.expr) -> Optional[str]:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return None

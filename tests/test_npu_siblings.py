@@ -1,0 +1,62 @@
+"""CUDA classes whose NPU sibling is defined in another module of the same folder
+(analysis/npu_siblings.py; ColossalAI's accelerator/ and kernel extension layouts)."""
+from __future__ import annotations
+
+from npu_lint.config.settings import Settings
+from npu_lint.engine.engine import Engine
+
+CUDA_CLASS = """import torch
+
+from .base import BaseAccelerator
+
+
+class CudaAccelerator(BaseAccelerator):
+    def synchronize(self):
+        torch.cuda.synchronize()
+"""
+NPU_CLASS = "import torch\n\nfrom .base import BaseAccelerator\n\n\nclass NpuAccelerator(BaseAccelerator):\n    pass\n"
+
+
+def _codes(module) -> list[str]:
+    result = Engine(Settings()).check_text(module.read_text(), str(module))
+    return [finding.code for finding in result.findings]
+
+
+def _folder(tmp_path, **modules: str):
+    for name, text in modules.items():
+        (tmp_path / f"{name}.py").write_text(text)
+    return tmp_path / "cuda_accelerator.py"
+
+
+def test_the_cuda_class_beside_its_npu_sibling_is_left_alone(tmp_path):
+    module = _folder(tmp_path, cuda_accelerator=CUDA_CLASS, npu_accelerator=NPU_CLASS)
+    assert _codes(module) == []
+
+
+def test_without_an_npu_sibling_the_cuda_class_is_reported(tmp_path):
+    other = NPU_CLASS.replace("NpuAccelerator", "CpuAccelerator")
+    module = _folder(tmp_path, cuda_accelerator=CUDA_CLASS, cpu_accelerator=other)
+    assert _codes(module) == ["NPU101"]
+
+
+def test_an_npu_class_of_another_interface_is_no_sibling(tmp_path):
+    other = NPU_CLASS.replace("BaseAccelerator)", "BaseKernel)")
+    module = _folder(tmp_path, cuda_accelerator=CUDA_CLASS, npu_kernel=other)
+    assert _codes(module) == ["NPU101"]
+
+
+def test_a_sibling_written_later_is_seen(tmp_path):
+    module = _folder(tmp_path, cuda_accelerator=CUDA_CLASS)
+    assert _codes(module) == ["NPU101"]
+    (tmp_path / "npu_accelerator.py").write_text(NPU_CLASS)
+    assert _codes(module) == []
+
+
+def test_on_the_transfer_to_npu_route_the_cuda_class_is_still_reported(tmp_path):
+    # torch.cuda.is_available() says True there: a project that probes CUDA first runs the CUDA
+    # class on the NPU (ColossalAI's auto_set_accelerator tries "cuda" before "npu").
+    uses_nvml = CUDA_CLASS + "\n    def utilization(self):\n        import pynvml\n        return pynvml.nvmlInit()\n"
+    module = _folder(tmp_path, cuda_accelerator=uses_nvml, npu_accelerator=NPU_CLASS)
+    assert "NPU401" not in _codes(module)
+    result = Engine(Settings(strategy="auto")).check_text(module.read_text(), str(module))
+    assert "NPU401" in [finding.code for finding in result.findings]
