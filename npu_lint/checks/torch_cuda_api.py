@@ -96,7 +96,8 @@ class TorchCudaApi(Check):
             amp = _device_type_call(use, ctx, self.release) if replacement else None
             if amp is not None and self.settings.strategy == "manual":
                 replacement, edits = amp  # torch's own spelling, `torch.amp.X("npu")`
-            neutral = _device_neutral(use, ctx, self.release) if self.settings.strategy == "agnostic" else None
+            neutral = _device_neutral(use, ctx, self.release) \
+                if self.settings.strategy == "agnostic" and exposed is None else None
             added = "" if works else first_release_with_equivalent(use.qname, patched=auto)
             stand_in = stand_in_note(use.qname) if works else ""
             note = stand_in or note_for(use.qname)
