@@ -34,6 +34,7 @@ class NotValues:
     device_name_sources: frozenset[str]
     device_types: frozenset[str]
     path_calls: frozenset[str]
+    test_labels: dict[str, str]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +65,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
             frozenset(map(str, other["device_name_sources"])),
             frozenset(map(str, other["device_types"])),
             frozenset(map(str, other["path_calls"])),
+            {str(k): str(v) for k, v in other["test_labels"].items()},
         )
         return ArgumentTables(roles, frozenset(prose["keywords"]), frozenset(prose["calls"]), not_values)
     except (KeyError, TypeError, ValueError, AttributeError, re.error) as exc:

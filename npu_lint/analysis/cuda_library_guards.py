@@ -14,7 +14,9 @@ the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into C
 itself is reported where it is used (NPU401, NPU403). A library counts when the guarded code
 names it: through an import, a module bound by a call such as `optional_import("cupy")`, or an
 identifier that spells its name (`convert_to_cupy`, `ToCupy`, `has_cucim`). The libraries are
-the `libraries` of data/cuda_libraries.yaml.
+the `libraries` of data/cuda_libraries.yaml, and its `without_npu_kernels`: libraries with CPU
+and CUDA kernels only (torch_scatter, pyg_lib), which PyG calls for CUDA tensors only
+(`if src.is_cuda and WITH_TORCH_SCATTER:`); on the NPU the torch path is the one that runs.
 """
 from __future__ import annotations
 
@@ -122,7 +124,7 @@ def _walk(tree: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
 
 
 def _library(qname: str) -> bool:
-    return table().library_of(qname) is not None
+    return table().guarded_library_of(qname) is not None
 
 
 def _bound_by_import_call(name: nodes.Name) -> bool:
@@ -152,7 +154,8 @@ def _spells_library(identifier: str) -> bool:
 def _library_words() -> tuple[tuple[str, ...], ...]:
     """The listed top modules as words (`flash_attn` -> flash, attn); dotted ones (`nvidia.dali`)
     only count by their qualified names."""
-    return tuple(tuple(module.lower().split("_")) for module in table().libraries if "." not in module)
+    modules = (*table().libraries, *table().without_npu_kernels)
+    return tuple(tuple(module.lower().split("_")) for module in modules if "." not in module)
 
 
 def _contains(words: tuple[str, ...], part: tuple[str, ...]) -> bool:

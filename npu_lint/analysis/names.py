@@ -59,11 +59,20 @@ def _name_binding(node: nodes.Name) -> str | None:
         return None
     # The engine's astroid finds no binding for a star-imported name, pylint's (which imports
     # the project) finds the star import: both get the answer of `star_imports`.
+    stars = [a for a in assignments if _is_star_import(a)]
     assignments = [a for a in assignments if not _is_star_import(a)]
     if not assignments:
         if starred is None and facts.star_imports:
             starred = star_binding(node.root(), node.name, facts.star_imports)
-        return starred
+        if starred is None and stars:
+            # `import torch` then `from torch.distributed import *` (nanotron's distributed.py):
+            # astroid lets the later star import shadow `torch`, though a library's star import
+            # can only hand back the module the name already is
+            assignments = [a for a in node.root().locals.get(node.name, ()) if not _is_star_import(a)]
+            if not assignments:
+                return None
+        else:
+            return starred
     bound = None
     for assignment in assignments:
         if not isinstance(assignment, (nodes.Import, nodes.ImportFrom)):

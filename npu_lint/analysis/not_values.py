@@ -23,12 +23,15 @@
                                         (`os.environ`, a child's `env`) are values and stay, and
                                         so do those of a table per device type
                                         (`{"cpu": -1, "cuda": 1024}`)
+    pytest.param(dev, id="cuda:0")      the label pytest reports a test case under
 
 Rewriting any of these changes what the code means, never which device it uses. The tables
 (which calls take an attribute name, which names are methods, which calls answer the device's
 name) are data in data/arguments.yaml.
 """
 from __future__ import annotations
+
+import re
 
 from astroid import nodes
 
@@ -40,6 +43,7 @@ from npu_lint.analysis.names import last_name, qualified_name
 _LITERAL_TYPES = frozenset({"typing.Literal", "typing_extensions.Literal"})
 _ATTRIBUTE_DUNDERS = frozenset({"__getattr__", "__getattribute__", "__setattr__", "__delattr__"})
 _COLLECTIONS = (nodes.Tuple, nodes.List, nodes.Set)
+_CUDA_KEY = re.compile(r"^(cuda|gpu)(:\d+)?$")
 
 
 def not_a_value(node: nodes.NodeNG) -> str | None:
@@ -62,6 +66,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "path component"
     if guards_cuda_library(node):
         return "CUDA-only library guard"
+    if _test_label(node):
+        return "test label"
     return None
 
 
@@ -92,6 +98,17 @@ def _does_nothing(statement: nodes.NodeNG) -> bool:
     return False
 
 
+def _test_label(node: nodes.NodeNG) -> bool:
+    """`pytest.param(device, id="cuda:0")`, `parametrize(..., ids=["cpu", "cuda"])`: the name
+    pytest reports the case under."""
+    while isinstance(node.parent, (nodes.Tuple, nodes.List)):
+        node = node.parent
+    keyword = node.parent
+    if not (isinstance(keyword, nodes.Keyword) and isinstance(keyword.parent, nodes.Call)):
+        return False
+    return tables().not_values.test_labels.get(qualified_name(keyword.parent.func) or "") == keyword.arg
+
+
 def _key_of_own_mapping(node: nodes.NodeNG) -> bool:
     mapping = mapping_of_key(node)
     if mapping is None or is_environment(mapping):
@@ -109,9 +126,14 @@ def _path_component(node: nodes.NodeNG) -> bool:
 
 
 def _keyed_by_device_type(mapping: nodes.Dict) -> bool:
-    """`{"cpu": -1, "cuda": 1024}[device.type]`: a table per device type."""
+    """`{"cpu": -1, "cuda": 1024, "flash": 1536}[device.type]`: a table per device type, whose keys
+    are mostly devices. A record whose keys are mostly other names (`{"enabled": e, "cpu": cpu,
+    "cuda": cuda, "with_stack": s}`, torchtune's profiler options) names options: its "cuda" key
+    is the name callers read it by."""
     device_types = tables().not_values.device_types
-    return any(isinstance(key, nodes.Const) and key.value in device_types for key, _value in mapping.items)
+    keys = [key.value for key, _value in mapping.items if isinstance(key, nodes.Const) and isinstance(key.value, str)]
+    devices = sum(1 for key in keys if key in device_types or _CUDA_KEY.match(key))
+    return any(key in device_types for key in keys) and 2 * devices > len(keys)
 
 
 def _in_literal_type(node: nodes.NodeNG) -> bool:

@@ -20,7 +20,11 @@ take is not reported. A path is off the NPU when
 - an earlier statement of the same block leaves on the NPU
   (`if is_npu_available(): return "npu"`);
 - it follows an NPU test that ends an `or` (or a "not NPU" test that ends an `and`);
-- it is listed beside the NPU: `device in ("cuda", "npu")`, `{"cuda": ..., "npu": ...}`.
+- it is listed beside the NPU: `device in ("cuda", "npu")`, `{"cuda": ..., "npu": ...}`;
+- it is the test or body of an `if` that asks whether CUDA is available, next to an `if` that
+  asks for the NPU and does the NPU's part (`if is_torch_cuda_available(): ...` then
+  `if is_torch_npu_available(): ... torch.npu.get_device_name()`, LLaMA-Factory's env.py):
+  each device has its own test.
 
 A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
 """
@@ -57,6 +61,9 @@ def off_npu_path(node: nodes.NodeNG) -> bool:
         if isinstance(parent, nodes.BoolOp) and _short_circuited_on_npu(parent, child):
             return True
         if _after_npu_exit(parent, child):
+            return True
+        if isinstance(parent, nodes.If) and (child is parent.test or any(child is stmt for stmt in parent.body)) \
+                and _cuda_probe_beside_npu_probe(parent):
             return True
         child, parent = parent, parent.parent
     return False
@@ -155,6 +162,25 @@ def _about_devices(test: nodes.NodeNG) -> bool:
             return True
     return any(isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_STRING.match(node.value)
                for node in test.nodes_of_class(nodes.Const))
+
+
+def _cuda_probe_beside_npu_probe(statement: nodes.If) -> bool:
+    """`if torch.cuda.is_available():` next to `if is_npu_available():` whose body is the NPU's
+    own (it names the NPU: `torch.npu.get_device_name()`)."""
+    if statement.orelse or not _probes_cuda(statement.test):
+        return False
+    return any(isinstance(other, nodes.If) and not other.orelse and _polarity(other.test) == POSITIVE
+               and any(names_npu(stmt) for stmt in other.body)
+               for other in (statement.previous_sibling(), statement.next_sibling()))
+
+
+def _probes_cuda(test: nodes.NodeNG) -> bool:
+    """A call that asks whether CUDA is available: `torch.cuda.is_available()`,
+    `is_torch_cuda_available()`."""
+    if not isinstance(test, nodes.Call) or test.args or test.keywords:
+        return False
+    words = {word for name in _words(test.func) for word in identifier_words(name)}
+    return {"cuda", "available"} <= words and "npu" not in words
 
 
 def _after_npu_exit(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> bool:

@@ -16,12 +16,13 @@ from astroid import nodes
 
 from npu_lint.analysis.call_owners import give_way, report_about
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.names import chain_parts, names_without_running
+from npu_lint.analysis.names import chain_parts, names_without_running, qualified_name
 from npu_lint.checks.base import Check
 from npu_lint.checks.operator_calls import (
     TENSOR, ApiListCall, call_on_cpu, chip_of, load_api_table, normalize_api, owned_by_other_rules, resolve_chain,
     scan_words
 )
+from npu_lint.knowledge.library_advice import table as library_table
 from npu_lint.knowledge.operator_data import CHIP_IDS_ORDER, chip_label
 from npu_lint.knowledge.torch_model import data as torch_api
 
@@ -52,12 +53,26 @@ class ApiUnsupportedOnChip(Check):
             return  # `device="cpu"`: the author keeps it off the NPU
         if target is node and not _is_setting(found[0]) and not _may_run(node, found[0], ctx):
             return
+        if _handed_to_cuda_only_library(target):
+            return  # `cudf.from_dlpack(to_dlpack(x))`: NPU403 reports the call, which goes with its arguments
         report_about(ctx, self.rule, target, confidence=found[1], api=found[0], chip=chip_label(self.chip),
                      list_version=self.list_version, release=self.release,
                      others=f"; the list marks it supported on {', '.join(others)}" if others else "")
 
     def leave_module(self, ctx: ModuleContext) -> None:
         give_way(ctx, self.rule.code)  # NPU301/NPU302 say what the call does on the NPU
+
+
+def _handed_to_cuda_only_library(node: nodes.NodeNG) -> bool:
+    """Is `node` an argument of a call into a CUDA-only library (torch_geometric's
+    `cudf.from_dlpack(to_dlpack(edge_index))`)? Porting replaces that call, arguments and all."""
+    while isinstance(node.parent, (nodes.List, nodes.Tuple, nodes.Keyword, nodes.Starred)):
+        node = node.parent
+    call = node.parent
+    if not isinstance(call, nodes.Call) or call.func is node:
+        return False
+    qname = qualified_name(call.func)
+    return qname is not None and library_table().library_of(qname) is not None
 
 
 def _may_run(node, api: str, ctx: ModuleContext) -> bool:

@@ -16,7 +16,7 @@ from npu_lint.analysis import edits
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import in_cpu_call
 from npu_lint.analysis.names import (ATTRIBUTE_NODES, chain_parts, in_annotation, in_type_test, is_chain_top,
-                                     name_trigger, outermost_attribute)
+                                     name_trigger, outermost_attribute, qualified_name)
 from npu_lint.analysis.probes import probed
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Edit
@@ -36,6 +36,9 @@ class SymbolCheck(Check):
         self.suggestions = dict(rule.match.get("suggestions", {}))
         self.quiet_on_cpu = rule.match.get("quiet_on_cpu", False)
         self.quiet_in_type_tests = rule.match.get("quiet_in_type_tests", False)
+        # callables whose arguments must move with them: an argument fixed alone would hand
+        # torch_npu's value to torch's callable (torch's profile with torch_npu's schedule)
+        self.fix_with_callee = frozenset(rule.match.get("fix_with_callee", ()))
 
     def triggers(self) -> frozenset:
         return frozenset(name_trigger(name) for name in (*self.symbols, *self.prefixes))
@@ -71,10 +74,26 @@ class SymbolCheck(Check):
             related = tuple(ctx.related(other, f"`{other_qname}` decorates the same function")
                             for other, other_qname in stacked[1:])
         replacement, edit = self._replacement(qname, parts[index:], ctx)
+        if edit is not None and self._callee_stays(outermost_attribute(node), ctx):
+            edit = None
         ctx.report(
             self.rule, node, edits=(edit,) if edit else (), related=related,
             qname=qname, replacement=replacement, suggestion=self._suggestion(qname),
         )
+
+    def _callee_stays(self, top, ctx: ModuleContext) -> bool:
+        """Is `top` an argument of a `fix_with_callee` call that no fix rewrites, because the
+        callee is not written out in full (`from torch.profiler import profile`)?"""
+        if not self.fix_with_callee:
+            return False
+        expression = top.parent if isinstance(top.parent, nodes.Call) and top.parent.func is top else top
+        while isinstance(expression.parent, (nodes.List, nodes.Tuple, nodes.Set, nodes.Keyword, nodes.Starred)):
+            expression = expression.parent
+        call = expression.parent
+        if not isinstance(call, nodes.Call) or call.func is expression:
+            return False
+        callee = qualified_name(call.func)
+        return callee in self.fix_with_callee and ctx.node_text(call.func) != callee
 
     def _suggestion(self, qname: str) -> str:
         parts = qname.split(".")

@@ -88,13 +88,21 @@ class TorchCudaApi(Check):
                 hint = hint or f"use `{replacement}`"
                 replacement = None
             edits = (use.edit_for(replacement),) if replacement else ()
+            exposed = _guards_unfixed_use(use, ctx, self.release) if edits else None
+            if exposed is not None:
+                # `torch.cuda.is_available() and torch.cuda.nccl.version() >= (2, 10)`: renaming the
+                # test alone would run the other name on the NPU, where the test kept it off
+                edits = ()
             amp = _device_type_call(use, ctx, self.release) if replacement else None
             if amp is not None and self.settings.strategy == "manual":
                 replacement, edits = amp  # torch's own spelling, `torch.amp.X("npu")`
-            neutral = _device_neutral(use, ctx, self.release) if self.settings.strategy == "agnostic" else None
+            neutral = _device_neutral(use, ctx, self.release) \
+                if self.settings.strategy == "agnostic" and exposed is None else None
             added = "" if works else first_release_with_equivalent(use.qname, patched=auto)
             stand_in = stand_in_note(use.qname) if works else ""
             note = stand_in or note_for(use.qname)
+            if exposed is not None:
+                note = f"port `{exposed}`, which it guards, first: renamed alone, the test lets it run on the NPU"
             count = len(ctx.findings)
             ctx.report(
                 self.rule, use.node, start=use.start, end=use.end,
@@ -113,6 +121,52 @@ class TorchCudaApi(Check):
 
     def leave_module(self, ctx: ModuleContext) -> None:
         _fold_uses_into_imports(ctx, ctx.scratch.get(self, ()))
+
+
+def _guards_unfixed_use(use: _CudaUse, ctx: ModuleContext, release: str) -> str | None:
+    """The first torch.cuda name that the test `use` is part of keeps off non-CUDA devices and
+    that gets no fix of its own (no NPU name, a stand-in, no edit), else None."""
+    for guarded in _guarded_by(use.node):
+        for node in guarded.nodes_of_class((*ATTRIBUTE_NODES, nodes.Name)):
+            other = _expression_use(node, ctx, release)
+            if other is None or guarded_by_hasattr(other.node, other.qname):
+                continue
+            replacement = npu_equivalent(other.qname, release)
+            if replacement is None or stand_in_note(other.qname) or other.edit_for(replacement) is None:
+                return other.qname
+    return None
+
+
+def _guarded_by(node) -> list:
+    """What runs only when the test `node` is part of comes out true: the later operands of an
+    `and` (of an `or` under `not`), the body of the `if`, `while` or conditional expression it
+    decides (the `else`, and what follows an `if not ...: return`, under `not`)."""
+    expression = node.parent if isinstance(node.parent, nodes.Call) and node.parent.func is node else node
+    positive = True  # `expression` true means the test came out true; False: `expression` false does
+    guarded = []
+    while True:
+        parent = expression.parent
+        if isinstance(parent, nodes.UnaryOp) and parent.op == "not":
+            positive = not positive
+        elif isinstance(parent, nodes.BoolOp) and parent.op == ("and" if positive else "or"):
+            guarded.extend(parent.values[parent.values.index(expression) + 1:])
+        elif isinstance(parent, (nodes.If, nodes.While, nodes.IfExp)) and parent.test is expression:
+            if isinstance(parent, nodes.IfExp):
+                return guarded + [parent.body if positive else parent.orelse]
+            if positive:
+                return guarded + list(parent.body)
+            ends = parent.body and isinstance(parent.body[-1], (nodes.Return, nodes.Raise))
+            return guarded + list(parent.orelse) + (list(_statements_after(parent)) if ends else [])
+        elif not isinstance(parent, nodes.Compare):
+            return guarded
+        expression = parent
+
+
+def _statements_after(statement):
+    sibling = statement.next_sibling()
+    while sibling is not None:
+        yield sibling
+        sibling = sibling.next_sibling()
 
 
 def _fold_uses_into_imports(ctx: ModuleContext, reported: list) -> None:

@@ -87,7 +87,12 @@ def npu_equivalent(qname: str, release: str) -> str | None:
     if renamed is not None:
         return renamed if _npu_has(renamed.split(".")[2:], facts) else None
     parts = qname.split(".")[2:]
-    return ".".join([NPU, *parts]) if _npu_has(parts, facts) else None
+    if _npu_has(parts, facts):
+        return ".".join([NPU, *parts])
+    # transfer_to_npu binds torch.cuda's name to this torch.npu one, so it exists, though the
+    # public names read from the wheel leave it out (`torch.npu.memory._record_memory_history`)
+    alias = facts.aliases.get(qname)
+    return alias if alias is not None and is_plain_rename(qname, alias) else None
 
 
 def patched_by_transfer_to_npu(qname: str, release: str) -> bool:

@@ -36,6 +36,17 @@ class Advice:
 class LibraryTable:
     libraries: dict[str, str]  # top module -> the name a message uses
     symbols: dict[str, Advice]
+    # CPU and CUDA kernels, none for the NPU: not reported, but a device test that keeps the
+    # NPU off them is no CUDA-only code (analysis/cuda_library_guards.py)
+    without_npu_kernels: tuple[str, ...] = ()
+
+    def guarded_library_of(self, qname: str) -> str | None:
+        """The CUDA-only library, or the library without NPU kernels, that qname belongs to."""
+        found = self.library_of(qname)
+        if found is not None:
+            return found
+        return next((module for module in self.without_npu_kernels
+                     if qname == module or qname.startswith(module + ".")), None)
 
     def library_of(self, qname: str) -> str | None:
         """The library module that qname belongs to, if any."""
@@ -82,7 +93,7 @@ def parse_table(text: str, file: str = LIBRARIES_FILE) -> LibraryTable:
             entry = symbols[str(key)]
             if not (entry.advice or entry.covered_by or entry.runs_on_npu):
                 raise KeyError(f"{key}: needs advice, covered_by or runs_on_npu")
-        table = LibraryTable(libraries, symbols)
+        table = LibraryTable(libraries, symbols, tuple(map(str, data.get("without_npu_kernels", ()))))
         for key in symbols:
             if table.library_of(key) is None:
                 raise KeyError(f"{key}: not under a listed library")

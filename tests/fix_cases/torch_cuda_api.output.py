@@ -10,7 +10,7 @@ t.npu.empty_cache()
 cuda.manual_seed(0)
 with amp.autocast():
     nvtx.range_push("forward")
-if torch.npu.is_available():
+if torch.cuda.is_available():
     print(torch.cuda.get_arch_list())
 graph = torch.npu.NPUGraph()
 torch.npu.mstx.range_pop()

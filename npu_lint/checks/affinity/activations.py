@@ -66,12 +66,22 @@ class GeluByHand(_ProductCheck):
         if not any(is_constant(p, 0.5) for p in parts):
             return None
         for part in parts:
+            others = [p for p in parts if p is not part]
             argument = find(part, lambda v: _one_plus(v, "tanh"))
-            if argument is not None and _holds_constant(argument, TANH_COEFFICIENT):
+            if argument is not None and _holds_constant(argument, TANH_COEFFICIENT) and _scales_own_input(others, argument):
                 return {"form": "tanh", "replacement": 'torch.nn.functional.gelu(x, approximate="tanh")'}
-            if find(part, lambda v: _one_plus(v, "erf")) is not None:
+            argument = find(part, lambda v: _one_plus(v, "erf"))
+            if argument is not None and _scales_own_input(others, argument):
                 return {"form": "erf", "replacement": "torch.nn.functional.gelu(x)"}
         return None
+
+
+def _scales_own_input(others: list, argument: nodes.NodeNG) -> bool:
+    """GELU is x times the normal CDF of x: one factor is the tensor inside the tanh or erf.
+    `0.5 * (1 + erf(x))` alone is the CDF (MEGA's Laplace activation, a normal's cdf)."""
+    inside = [node for node in argument.nodes_of_class((nodes.Name, nodes.Attribute, nodes.Subscript))]
+    return any(not isinstance(other, Unpacked) and constant(other) is None
+               and any(same_tensor(other, node) for node in inside) for other in others)
 
 
 class MishByHand(_ProductCheck):

@@ -1,0 +1,26 @@
+# A device test is renamed only with what it guards: renamed alone, it would let a torch.cuda
+# name with no NPU fix run on the NPU, where the test kept it off (torchtune's _import_guard.py
+# and training/precision.py).
+import torch
+
+_SUPPORTS_FLEX_ATTENTION = (
+    torch.__version__ >= "2.5.0"
+    and torch.cuda.is_available()
+    and torch.cuda.get_device_capability() >= (7, 5)
+)
+bf16_ok = torch.cuda.is_available() and torch.cuda.is_bf16_supported() and torch.cuda.nccl.version() >= (2, 10)
+if not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] < 8:
+    flash = False
+nccl = torch.cuda.nccl.version() if torch.cuda.is_available() else None
+
+
+def capability():
+    if not torch.cuda.is_available():
+        return None
+    return torch.cuda.get_device_capability()
+
+
+# The guarded names have NPU fixes of their own: the test is renamed with them.
+if torch.cuda.is_available():
+    torch.cuda.synchronize()
+bf16 = torch.cuda.is_available() and torch.cuda.is_bf16_supported()

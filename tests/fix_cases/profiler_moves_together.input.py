@@ -1,0 +1,14 @@
+# args: --unsafe-fixes
+# A schedule or activity moves to torch_npu only with the profile call that takes it: torch's
+# profile keys its actions by torch's ProfilerAction (nanotron's helpers.py imports `profile`).
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+kept = profile(
+    activities=[ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA],
+    schedule=torch.profiler.schedule(wait=1, warmup=1, active=1),
+)
+moved = torch.profiler.profile(
+    activities=[torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA],
+    schedule=torch.profiler.schedule(wait=1, warmup=1, active=1),
+)
