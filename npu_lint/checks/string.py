@@ -152,6 +152,8 @@ class StringCheck(Check):
         if replacement != value and isinstance(expression.parent, (nodes.Tuple, nodes.List, nodes.Set)) \
                 and _listed(expression.parent, replacement):
             return  # the literal already lists the NPU's name too: a test, or texts to search for
+        if edit is None and self._earlier_in_collection(expression):
+            return  # `("cuda", "gpu")`: with nothing to edit, one literal collection is one finding
         if edit is not None and membership_collection(expression):
             edit = _beside(ctx, node, edit)
             fix_message = f"Add `{replacement}` beside `{value}`"
@@ -164,6 +166,19 @@ class StringCheck(Check):
         ctx.report(self.rule, node, edits=(edit,) if edit else (), applicability=applicability, value=value,
                    replacement=replacement, fix_message=fix_message,
                    agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "")
+
+
+    def _earlier_in_collection(self, expression: nodes.NodeNG) -> bool:
+        collection = expression.parent
+        if not isinstance(collection, (nodes.Tuple, nodes.List, nodes.Set)):
+            return False
+        for element in collection.elts:
+            if element is expression:
+                return False
+            value = string_template(element)
+            if value is not None and self.pattern.search(value):
+                return True
+        return False
 
 
 def _replaced(value: str, replace: dict[str, str]) -> str:
