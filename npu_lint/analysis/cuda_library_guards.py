@@ -8,6 +8,9 @@
     if not torch.cuda.is_available():            the test ends the path before the library
         raise ValueError("xformers needs CUDA")
     xformers.ops.memory_efficient_attention(q, k, v)
+    if not torch.cuda.is_available():            or before a CUDA kernel built at run time
+        raise ImportError("the WKV kernel needs CUDA")
+    wkv = load("wkv", sources, extra_cuda_cflags=flags)
 
 On the NPU such a test is False and the code takes its other path (numpy, torch), which is what
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
@@ -23,6 +26,7 @@ from typing import Iterator
 
 from astroid import nodes
 
+from npu_lint.analysis.cuda_builds import cuda_build_keyword
 from npu_lint.analysis.names import identifier_words, qualified_name
 from npu_lint.knowledge.library_advice import table
 
@@ -112,6 +116,8 @@ def _names_library(tree: nodes.NodeNG) -> bool:
             return True
         if isinstance(node, nodes.Attribute) and _spells_library(node.attrname):
             return True
+        if isinstance(node, nodes.Call) and cuda_build_keyword(node) is not None:
+            return True  # a CUDA kernel built at run time (NPU412): `if not cuda: raise` keeps nvcc away
     return False
 
 
