@@ -11,6 +11,9 @@
     if not torch.cuda.is_available():            or before a CUDA kernel built at run time
         raise ImportError("the WKV kernel needs CUDA")
     wkv = load("wkv", sources, extra_cuda_cflags=flags)
+    def is_flash_attn_supported():               a probe named for the library answers no
+        if not torch.cuda.is_available():
+            return False
 
 On the NPU such a test is False and the code takes its other path (numpy, torch), which is what
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
@@ -50,7 +53,18 @@ def guards_cuda_library(node: nodes.NodeNG) -> bool:
                 _guards(use) for use in _uses(target)
             )
         return False
-    return _guards(test)
+    return _guards(test) or _probe_answers_no(test)
+
+
+def _probe_answers_no(test: nodes.NodeNG) -> bool:
+    """`def is_flash_attn_supported(): if not torch.cuda.is_available(): return False`: a function
+    named for a CUDA-only library tells whether the library can run; on the NPU it must say no."""
+    parent = test.parent
+    if not (isinstance(parent, nodes.If) and parent.test is test and parent.body
+            and isinstance(parent.body[-1], _EXITS)):
+        return False
+    scope = test.scope()
+    return isinstance(scope, nodes.FunctionDef) and _spells_library(scope.name)
 
 
 def _test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeNG]]:
