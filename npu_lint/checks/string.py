@@ -107,6 +107,9 @@ class StringCheck(Check):
         self.outside_wrapper = rule.match.get("outside_wrapper")  # auto: what transfer_to_npu misses
         self.only_in = rule.match.get("only_in")
         self.safe_in = rule.match.get("safe_in")
+        # values that count only where they are given, not where code tests for them: Lightning's
+        # own code asks `accelerator == "gpu"` to resolve the name to CUDA or MPS
+        self.given_only = re.compile(rule.match["given_only"]) if "given_only" in rule.match else None
 
     def triggers(self) -> frozenset:
         return frozenset()
@@ -124,6 +127,8 @@ class StringCheck(Check):
         if is_docstring(node):
             return
         expression = value_expression(node)
+        if not self._given_where_required(value, expression):
+            return
         if value.endswith(":"):
             expression = prefix_expression(expression)
             if expression is None:
@@ -152,8 +157,10 @@ class StringCheck(Check):
         if replacement != value and isinstance(expression.parent, (nodes.Tuple, nodes.List, nodes.Set)) \
                 and _listed(expression.parent, replacement):
             return  # the literal already lists the NPU's name too: a test, or texts to search for
-        if edit is None and self._earlier_in_collection(expression):
-            return  # `("cuda", "gpu")`: with nothing to edit, one literal collection is one finding
+        if edit is None and self.inside is not None and self._earlier_in_collection(expression):
+            # `accelerator in ("cuda", "gpu")`: names listed for one argument are alternatives of one
+            # choice; with nothing to edit, the collection is one finding (a list of .cu files is not)
+            return
         if edit is not None and membership_collection(expression):
             edit = _beside(ctx, node, edit)
             fix_message = f"Add `{replacement}` beside `{value}`"
@@ -176,9 +183,14 @@ class StringCheck(Check):
             if element is expression:
                 return False
             value = string_template(element)
-            if value is not None and self.pattern.search(value):
+            if value is not None and self.pattern.search(value) and self._given_where_required(value, element):
                 return True
         return False
+
+    def _given_where_required(self, value: str, expression: nodes.NodeNG) -> bool:
+        if self.given_only is None or not self.given_only.search(value):
+            return True
+        return not (is_compared(expression) or membership_collection(expression))
 
 
 def _replaced(value: str, replace: dict[str, str]) -> str:
