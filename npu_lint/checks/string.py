@@ -142,6 +142,8 @@ class StringCheck(Check):
             return  # `outside_argument` rules and plain patterns: another role's rule speaks
         if self.only_in == "comparison" and (not is_compared(expression) or isinstance(expression, nodes.BinOp)):
             return  # `"cuda:" + str(k) != last`: two strings the code built alike, not a device's name
+        if self.only_in == "comparison" and _compared_with_option(expression):
+            return
         if self.outside_wrapper is not None:
             call = enclosing_call(expression)
             release = self.settings.release
@@ -191,6 +193,21 @@ class StringCheck(Check):
         if self.given_only is None or not self.given_only.search(value):
             return True
         return not (is_compared(expression) or membership_collection(expression))
+
+
+def _compared_with_option(node: nodes.NodeNG) -> bool:
+    """`run_opts["device"] == "cuda"`, `"cuda" in config["device"]`: an entry of an options mapping
+    holds the string the program was given (speechbrain's run_opts), which transfer_to_npu does not
+    rewrite, so the test still holds on the NPU; a device's `.type` is what changes."""
+    compare = node.parent
+    if not isinstance(compare, nodes.Compare):
+        return False
+    operands = [compare.left, *(operand for _op, operand in compare.ops)]
+    return any(
+        isinstance(operand, nodes.Subscript) and isinstance(operand.slice, nodes.Const)
+        and isinstance(operand.slice.value, str)
+        for operand in operands if operand is not node
+    )
 
 
 def _replaced(value: str, replace: dict[str, str]) -> str:
