@@ -144,3 +144,23 @@ def string_edit(ctx: ModuleContext, node: nodes.NodeNG, which: str) -> tuple[str
 def _imported(stmt: nodes.ImportFrom, local: str) -> str:
     """The name a from-import imports under `local` (`autocast` for `import autocast as ac`)."""
     return next((name for name, alias in stmt.names if (alias or name) == local), local)
+
+
+_TYPE_TESTS = frozenset({"isinstance", "issubclass"})
+
+
+def names_a_type(node: nodes.NodeNG) -> bool:
+    """Is `node` used as a class, not called: the classes of `isinstance(x, C)` (a tuple of them
+    too), a key of a dict display, an annotation?"""
+    parent = node.parent
+    if isinstance(parent, nodes.Tuple):
+        node, parent = parent, parent.parent
+    if isinstance(parent, nodes.Call) and len(parent.args) == 2 and parent.args[1] is node:
+        return isinstance(parent.func, nodes.Name) and parent.func.name in _TYPE_TESTS
+    if isinstance(parent, nodes.Dict):
+        return any(key is node for key, _value in parent.items)
+    if isinstance(parent, nodes.AnnAssign):
+        return parent.annotation is node
+    if isinstance(parent, nodes.Arguments):
+        return node in parent.annotations or node in parent.kwonlyargs_annotations
+    return isinstance(parent, nodes.FunctionDef) and parent.returns is node

@@ -16,6 +16,7 @@ API_FILE = "device_api.yaml"
 class DeviceApi:
     device_type_calls: dict[str, str]
     positional_arguments_shift: frozenset[str]
+    type_references: dict[str, str]
     min_torch: str
     device: str
     device_type: str
@@ -47,6 +48,7 @@ def device_api() -> DeviceApi:
     return DeviceApi(
         device_type_calls=_mapping(data.get("device_type_calls", {}), "device_type_calls"),
         positional_arguments_shift=_names(data.get("positional_arguments_shift", []), "positional_arguments_shift"),
+        type_references=_mapping(data.get("type_references", {}), "type_references"),
         min_torch=agnostic["min_torch"], device=agnostic["device"], device_type=agnostic["device_type"],
         backend=agnostic["backend"], renames=_mapping(agnostic.get("renames", {}), "agnostic.renames"),
     )
@@ -60,6 +62,12 @@ def agnostic_supported(release: str | None) -> bool:
 def device_type_call(qname: str, release: str | None) -> str | None:
     """`torch.amp.X` for `torch.cuda.amp.X` where the target's torch has it."""
     target = device_api().device_type_calls.get(qname)
+    return target if target and torch_has(target, release) else None
+
+
+def type_reference(qname: str, release: str | None) -> str | None:
+    """`torch.amp.GradScaler` for `torch.cuda.amp.GradScaler` named as a type, where the target's torch has it."""
+    target = device_api().type_references.get(qname)
     return target if target and torch_has(target, release) else None
 
 
