@@ -14,6 +14,7 @@
     def is_flash_attn_supported():               a probe named for the library answers no
         if not torch.cuda.is_available():
             return False
+    loss = loss_gpu if x.is_cuda else loss_cpu    or the project's CUDA code over its CPU twin
 
 On the NPU such a test is False and the code takes its other path (numpy, torch), which is what
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
@@ -86,9 +87,55 @@ def _test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeN
 
 
 def _guards(test: nodes.NodeNG) -> bool:
-    """Does the code `test` decides about name a CUDA-only library?"""
+    """Does the code `test` decides about name a CUDA-only library, or pick the project's CUDA
+    implementation over its CPU counterpart?"""
     test, siblings = _test_expression(test)
-    return any(_names_library(part) for part in siblings + list(_decided_by(test)))
+    return any(_names_library(part) for part in siblings + list(_decided_by(test))) or _picks_counterpart(test)
+
+
+def _picks_counterpart(test: nodes.NodeNG) -> bool:
+    """`rnnt_loss_gpu if is_cuda else rnnt_loss_cpu` (espnet), `if p.is_cuda: from
+    alignment_train_cuda_binding import ... else: from alignment_train_cpu_binding import ...`
+    (fairseq): the branches name one implementation for CUDA and its CPU counterpart. On the NPU
+    the CPU one is what runs; `.is_npu` would send NPU tensors into the CUDA one."""
+    parent = test.parent
+    if isinstance(parent, nodes.IfExp) and parent.test is test:
+        sides = ([parent.body], [parent.orelse])
+    elif isinstance(parent, nodes.If) and parent.test is test and parent.orelse:
+        sides = (parent.body, parent.orelse)
+    else:
+        return False
+    (cuda_a, cpu_a), (cuda_b, cpu_b) = (_device_shapes(side) for side in sides)
+    return bool(cuda_a & cpu_b or cpu_a & cuda_b)
+
+
+def _device_shapes(statements: list[nodes.NodeNG]) -> tuple[set, set]:
+    """The identifiers of the statements with a `cuda`/`gpu` word, and those with a `cpu` word,
+    as (words before, words after); a bare `cuda` or `cpu` (`x.cuda()`) is torch's, not a pair."""
+    cuda, cpu = set(), set()
+    for statement in statements:
+        for node in _walk(statement):
+            for identifier in _identifiers(node):
+                words = identifier_words(identifier)
+                for index, word in enumerate(words):
+                    shape = (words[:index], words[index + 1:])
+                    if len(words) > 1 and word in ("cuda", "gpu"):
+                        cuda.add(shape)
+                    elif len(words) > 1 and word == "cpu":
+                        cpu.add(shape)
+    return cuda, cpu
+
+
+def _identifiers(node: nodes.NodeNG) -> list[str]:
+    if isinstance(node, nodes.Name):
+        return [node.name]
+    if isinstance(node, nodes.Attribute):
+        return [node.attrname]
+    if isinstance(node, nodes.ImportFrom):
+        return [node.modname, *(name for name, _alias in node.names)]
+    if isinstance(node, nodes.Import):
+        return [name for name, _alias in node.names]
+    return []
 
 
 def _decided_by(test: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
