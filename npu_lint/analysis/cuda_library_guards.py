@@ -94,48 +94,55 @@ def _guards(test: nodes.NodeNG) -> bool:
 
 
 def _picks_counterpart(test: nodes.NodeNG) -> bool:
-    """`rnnt_loss_gpu if is_cuda else rnnt_loss_cpu` (espnet), `if p.is_cuda: from
+    """`rnnt.rnnt_loss_gpu if is_cuda else rnnt.rnnt_loss_cpu` (espnet), `if p.is_cuda: from
     alignment_train_cuda_binding import ... else: from alignment_train_cpu_binding import ...`
-    (fairseq): the branches name one implementation for CUDA and its CPU counterpart. On the NPU
-    the CPU one is what runs; `.is_npu` would send NPU tensors into the CUDA one."""
+    (fairseq): the test picks a function or an extension built for CUDA over its CPU twin. On the
+    NPU the CPU one is what runs; `.is_npu` would send NPU tensors into the CUDA one. Only
+    functions picked by reference and imports count: buckets and states kept per device
+    (`cuda_grad_params.append(p)`, `DeviceGPU()`) are where NPU values belong."""
     parent = test.parent
     if isinstance(parent, nodes.IfExp) and parent.test is test:
-        sides = ([parent.body], [parent.orelse])
+        sides = [_function_reference(parent.body), _function_reference(parent.orelse)]
     elif isinstance(parent, nodes.If) and parent.test is test and parent.orelse:
-        sides = (parent.body, parent.orelse)
+        sides = [_imported_names(parent.body), _imported_names(parent.orelse)]
     else:
         return False
     (cuda_a, cpu_a), (cuda_b, cpu_b) = (_device_shapes(side) for side in sides)
     return bool(cuda_a & cpu_b or cpu_a & cuda_b)
 
 
-def _device_shapes(statements: list[nodes.NodeNG]) -> tuple[set, set]:
-    """The identifiers of the statements with a `cuda`/`gpu` word, and those with a `cpu` word,
-    as (words before, words after); a bare `cuda` or `cpu` (`x.cuda()`) is torch's, not a pair."""
-    cuda, cpu = set(), set()
-    for statement in statements:
-        for node in _walk(statement):
-            for identifier in _identifiers(node):
-                words = identifier_words(identifier)
-                for index, word in enumerate(words):
-                    shape = (words[:index], words[index + 1:])
-                    if len(words) > 1 and word in ("cuda", "gpu"):
-                        cuda.add(shape)
-                    elif len(words) > 1 and word == "cpu":
-                        cpu.add(shape)
-    return cuda, cpu
-
-
-def _identifiers(node: nodes.NodeNG) -> list[str]:
+def _function_reference(node: nodes.NodeNG) -> list[str]:
+    """`rnnt_loss_gpu`, `rnnt.rnnt_loss_gpu`: a name picked, not called, and no state of `self`."""
     if isinstance(node, nodes.Name):
         return [node.name]
-    if isinstance(node, nodes.Attribute):
+    if isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name) and node.expr.name not in ("self", "cls"):
         return [node.attrname]
-    if isinstance(node, nodes.ImportFrom):
-        return [node.modname, *(name for name, _alias in node.names)]
-    if isinstance(node, nodes.Import):
-        return [name for name, _alias in node.names]
     return []
+
+
+def _imported_names(statements: list[nodes.NodeNG]) -> list[str]:
+    names = []
+    for statement in statements:
+        if isinstance(statement, nodes.ImportFrom):
+            names += [statement.modname, *(name for name, _alias in statement.names)]
+        elif isinstance(statement, nodes.Import):
+            names += [name for name, _alias in statement.names]
+    return names
+
+
+def _device_shapes(identifiers: list[str]) -> tuple[set, set]:
+    """The identifiers with a `cuda`/`gpu` word and those with a `cpu` word, as (words before,
+    words after); a bare `cuda` or `cpu` (`x.cuda`) is torch's, not a twin."""
+    cuda, cpu = set(), set()
+    for identifier in identifiers:
+        words = identifier_words(identifier)
+        for index, word in enumerate(words):
+            shape = (words[:index], words[index + 1:])
+            if len(words) > 1 and word in ("cuda", "gpu"):
+                cuda.add(shape)
+            elif len(words) > 1 and word == "cpu":
+                cpu.add(shape)
+    return cuda, cpu
 
 
 def _decided_by(test: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
