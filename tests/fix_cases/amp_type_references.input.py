@@ -1,10 +1,10 @@
 import torch
 
-# speechbrain utils/checkpoints.py keys its save hooks by class and looks an object's classes up
-# (inspect.getmro): the fixed constructor makes a torch.amp.GradScaler, so the key must be
-# torch.amp's class, not torch.npu.amp's.
+# speechbrain utils/checkpoints.py keys its save hooks by class (there by
+# torch.cuda.amp.grad_scaler.GradScaler) and looks an object's classes up (inspect.getmro): the
+# fixed constructor makes a torch.amp.GradScaler, so the key must be torch.amp's class.
 DEFAULT_SAVE_HOOKS = {
-    torch.cuda.amp.grad_scaler.GradScaler: "torch_save",
+    torch.cuda.amp.GradScaler: "torch_save",
     torch.optim.Optimizer: "torch_save",
 }
 scaler = torch.cuda.amp.GradScaler(enabled=True)
