@@ -8,6 +8,13 @@
     if not torch.cuda.is_available():            the test ends the path before the library
         raise ValueError("xformers needs CUDA")
     xformers.ops.memory_efficient_attention(q, k, v)
+    if not torch.cuda.is_available():            or before a CUDA kernel built at run time
+        raise ImportError("the WKV kernel needs CUDA")
+    wkv = load("wkv", sources, extra_cuda_cflags=flags)
+    def is_flash_attn_supported():               a probe named for the library answers no
+        if not torch.cuda.is_available():
+            return False
+    loss = loss_gpu if x.is_cuda else loss_cpu    or the project's CUDA code over its CPU twin
 
 On the NPU such a test is False and the code takes its other path (numpy, torch), which is what
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
@@ -25,6 +32,7 @@ from typing import Iterator
 
 from astroid import nodes
 
+from npu_lint.analysis.cuda_builds import cuda_build_keyword
 from npu_lint.analysis.names import identifier_words, qualified_name
 from npu_lint.knowledge.library_advice import table
 
@@ -48,7 +56,18 @@ def guards_cuda_library(node: nodes.NodeNG) -> bool:
                 _guards(use) for use in _uses(target)
             )
         return False
-    return _guards(test)
+    return _guards(test) or _probe_answers_no(test)
+
+
+def _probe_answers_no(test: nodes.NodeNG) -> bool:
+    """`def is_flash_attn_supported(): if not torch.cuda.is_available(): return False`: a function
+    named for a CUDA-only library tells whether the library can run; on the NPU it must say no."""
+    parent = test.parent
+    if not (isinstance(parent, nodes.If) and parent.test is test and parent.body
+            and isinstance(parent.body[-1], _EXITS)):
+        return False
+    scope = test.scope()
+    return isinstance(scope, nodes.FunctionDef) and _spells_library(scope.name)
 
 
 def _test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeNG]]:
@@ -70,9 +89,62 @@ def _test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeN
 
 
 def _guards(test: nodes.NodeNG) -> bool:
-    """Does the code `test` decides about name a CUDA-only library?"""
+    """Does the code `test` decides about name a CUDA-only library, or pick the project's CUDA
+    implementation over its CPU counterpart?"""
     test, siblings = _test_expression(test)
-    return any(_names_library(part) for part in siblings + list(_decided_by(test)))
+    return any(_names_library(part) for part in siblings + list(_decided_by(test))) or _picks_counterpart(test)
+
+
+def _picks_counterpart(test: nodes.NodeNG) -> bool:
+    """`rnnt.rnnt_loss_gpu if is_cuda else rnnt.rnnt_loss_cpu` (espnet), `if p.is_cuda: from
+    alignment_train_cuda_binding import ... else: from alignment_train_cpu_binding import ...`
+    (fairseq): the test picks a function or an extension built for CUDA over its CPU twin. On the
+    NPU the CPU one is what runs; `.is_npu` would send NPU tensors into the CUDA one. Only
+    functions picked by reference and imports count: buckets and states kept per device
+    (`cuda_grad_params.append(p)`, `DeviceGPU()`) are where NPU values belong."""
+    parent = test.parent
+    if isinstance(parent, nodes.IfExp) and parent.test is test:
+        sides = [_function_reference(parent.body), _function_reference(parent.orelse)]
+    elif isinstance(parent, nodes.If) and parent.test is test and parent.orelse:
+        sides = [_imported_names(parent.body), _imported_names(parent.orelse)]
+    else:
+        return False
+    (cuda_a, cpu_a), (cuda_b, cpu_b) = (_device_shapes(side) for side in sides)
+    return bool(cuda_a & cpu_b or cpu_a & cuda_b)
+
+
+def _function_reference(node: nodes.NodeNG) -> list[str]:
+    """`rnnt_loss_gpu`, `rnnt.rnnt_loss_gpu`: a name picked, not called, and no state of `self`."""
+    if isinstance(node, nodes.Name):
+        return [node.name]
+    if isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name) and node.expr.name not in ("self", "cls"):
+        return [node.attrname]
+    return []
+
+
+def _imported_names(statements: list[nodes.NodeNG]) -> list[str]:
+    names = []
+    for statement in statements:
+        if isinstance(statement, nodes.ImportFrom):
+            names += [statement.modname, *(name for name, _alias in statement.names)]
+        elif isinstance(statement, nodes.Import):
+            names += [name for name, _alias in statement.names]
+    return names
+
+
+def _device_shapes(identifiers: list[str]) -> tuple[set, set]:
+    """The identifiers with a `cuda`/`gpu` word and those with a `cpu` word, as (words before,
+    words after); a bare `cuda` or `cpu` (`x.cuda`) is torch's, not a twin."""
+    cuda, cpu = set(), set()
+    for identifier in identifiers:
+        words = identifier_words(identifier)
+        for index, word in enumerate(words):
+            shape = (words[:index], words[index + 1:])
+            if len(words) > 1 and word in ("cuda", "gpu"):
+                cuda.add(shape)
+            elif len(words) > 1 and word == "cpu":
+                cpu.add(shape)
+    return cuda, cpu
 
 
 def _decided_by(test: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
@@ -114,6 +186,8 @@ def _names_library(tree: nodes.NodeNG) -> bool:
             return True
         if isinstance(node, nodes.Attribute) and _spells_library(node.attrname):
             return True
+        if isinstance(node, nodes.Call) and cuda_build_keyword(node) is not None:
+            return True  # a CUDA kernel built at run time (NPU412): `if not cuda: raise` keeps nvcc away
     return False
 
 

@@ -12,7 +12,7 @@ from astroid import nodes
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.edits import name_tokens
 from npu_lint.core.findings import Edit, Position
-from npu_lint.knowledge.device_api import device_api, device_type_call
+from npu_lint.knowledge.device_api import device_api, device_type_call, takes_device_type_first
 
 _OPEN_PAREN = re.compile(r"\s*\(")
 NPU_DEVICE_TYPE = '"npu"'
@@ -102,7 +102,9 @@ def _amp_import_bundle(ctx: ModuleContext, stmt: nodes.ImportFrom, release: str)
         if stmt not in assigned:
             continue
         call = called(node)
-        edit = insert_first_argument(ctx, call, text) if call is not None and len(assigned) == 1 else None
+        qname = f"{prefix}.{_imported(stmt, node.name)}"
+        usable = call is not None and len(assigned) == 1 and takes_device_type_first(qname, call)
+        edit = insert_first_argument(ctx, call, text) if usable else None
         if edit is None:
             return None  # used other than by calling it: leave the import to the NPU rename
         edits.append(edit)
@@ -137,3 +139,28 @@ def string_edit(ctx: ModuleContext, node: nodes.NodeNG, which: str) -> tuple[str
         rest = rest.replace("{", "{{").replace("}", "}}")
         prefix = prefix + "f"
     return text, (Edit(start, end, f"{prefix}{quote}{{{text}}}{rest}{quote}"),)
+
+
+def _imported(stmt: nodes.ImportFrom, local: str) -> str:
+    """The name a from-import imports under `local` (`autocast` for `import autocast as ac`)."""
+    return next((name for name, alias in stmt.names if (alias or name) == local), local)
+
+
+_TYPE_TESTS = frozenset({"isinstance", "issubclass"})
+
+
+def names_a_type(node: nodes.NodeNG) -> bool:
+    """Is `node` used as a class, not called: the classes of `isinstance(x, C)` (a tuple of them
+    too), a key of a dict display, an annotation?"""
+    parent = node.parent
+    if isinstance(parent, nodes.Tuple):
+        node, parent = parent, parent.parent
+    if isinstance(parent, nodes.Call) and len(parent.args) == 2 and parent.args[1] is node:
+        return isinstance(parent.func, nodes.Name) and parent.func.name in _TYPE_TESTS
+    if isinstance(parent, nodes.Dict):
+        return any(key is node for key, _value in parent.items)
+    if isinstance(parent, nodes.AnnAssign):
+        return parent.annotation is node
+    if isinstance(parent, nodes.Arguments):
+        return node in parent.annotations or node in parent.kwonlyargs_annotations
+    return isinstance(parent, nodes.FunctionDef) and parent.returns is node

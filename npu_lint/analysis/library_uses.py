@@ -41,8 +41,14 @@ def library_uses(ctx: ModuleContext, modules: tuple[str, ...]) -> list[LibraryUs
     if key not in ctx.scratch:
         # Most modules that reach here never name a library: a text scan spares the tree walks.
         named = any(module.split(".", 1)[0] in ctx.text for module in modules)
-        ctx.scratch[key] = _Resolver(ctx.module, _library_of(modules)).uses() if named else []
+        ctx.scratch[key] = _Resolver(ctx.module, _library_of(modules), _parents(modules)).uses() if named else []
     return ctx.scratch[key]
+
+
+def _parents(modules: tuple[str, ...]) -> frozenset[str]:
+    """The packages above the dotted libraries (`numba` for `numba.cuda`)."""
+    return frozenset(".".join(module.split(".")[:end]) for module in modules
+                     for end in range(1, module.count(".") + 1))
 
 
 def _library_of(modules: tuple[str, ...]) -> LibraryOf:
@@ -55,10 +61,15 @@ def _library_of(modules: tuple[str, ...]) -> LibraryOf:
 
 
 class _Resolver:
-    def __init__(self, module: nodes.Module, library_of: LibraryOf):
+    def __init__(self, module: nodes.Module, library_of: LibraryOf, parents: frozenset[str] = frozenset()):
         self.module = module
         self.library_of = library_of
+        self.parents = parents
         self.candidates = self._candidate_names()
+
+    def _holds_library(self, bound: str) -> bool:
+        """A library module, or a package that holds one (`import numba`, then `numba.cuda.jit`)."""
+        return bool(self.library_of(bound)) or bound in self.parents
 
     def _candidate_names(self) -> set[str]:
         """Local names that a library import or an alias of one binds: only these are looked up."""
@@ -67,7 +78,7 @@ class _Resolver:
             for name, alias in stmt.names:
                 local = alias or name.split(".", 1)[0]
                 bound = imported_name(stmt, local)
-                if bound and self.library_of(bound):
+                if bound and self._holds_library(bound):
                     names.add(local)
         if not names:
             return names
@@ -98,7 +109,7 @@ class _Resolver:
         for assignment in assignments:
             if isinstance(assignment, (nodes.Import, nodes.ImportFrom)):
                 bound = imported_name(assignment, name.name)
-                if bound is None or not self.library_of(bound):
+                if bound is None or not self._holds_library(bound):
                     return None  # the user's own module of that name
                 found.add((bound, assignment))
             elif _is_fallback(assignment):
@@ -144,6 +155,8 @@ class _Resolver:
             if resolved is None:
                 continue
             qname, binding = resolved
+            if self.library_of(qname) is None:
+                continue  # `numba.njit`: the package holds a library, this name is not in it
             if any(part.startswith("__") for part in qname.split(".")):
                 continue  # `apex.__version__`: a question about the package, not a use of it
             found.append(LibraryUse(top, qname, self.library_of(qname), binding, _role(top), _alias_value(name)))

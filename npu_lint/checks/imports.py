@@ -60,8 +60,9 @@ class ImportCheck(Check):
         if isinstance(node, nodes.ImportFrom):
             if node.level:
                 return
-            names = [node.modname]
             imported = [f"{node.modname}.{name}" for name, _ in node.names]
+            # `from numba import cuda` imports the listed submodule `numba.cuda`
+            names = [node.modname, *imported]
         else:
             names = imported = [name for name, _alias in node.names]
         if imported and all(self._runs_on_npu(name) for name in imported):

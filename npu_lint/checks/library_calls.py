@@ -159,11 +159,11 @@ def _import_edits(ctx: ModuleContext, root: str) -> tuple[Edit, ...] | None:
 
 
 def _inside_covered_kernel(node: nodes.NodeNG, libraries) -> bool:
-    """Inside a function whose decorator another rule reports (`@triton.jit`), or inside the
-    arguments of its decorators (`@triton.autotune(configs=[triton.Config(...)])`): the kernel is
-    one finding."""
+    """Inside a function whose decorator another rule reports (`@triton.jit`) or that a kernel
+    decorator of the table compiles (`@numba.cuda.jit`, reported here), or inside the arguments of
+    its decorators (`@triton.autotune(configs=[triton.Config(...)])`): the kernel is one finding."""
     decorators = _enclosing_decorators(node)
-    if decorators is not None and _covered(decorators, libraries):
+    if decorators is not None and _covered(decorators, libraries, node):
         return True
     scope = node.scope()
     while isinstance(scope, (nodes.FunctionDef, nodes.Lambda)):
@@ -181,11 +181,13 @@ def _enclosing_decorators(node: nodes.NodeNG) -> nodes.Decorators | None:
     return None
 
 
-def _covered(decorators: nodes.Decorators, libraries) -> bool:
+def _covered(decorators: nodes.Decorators, libraries, use: nodes.NodeNG | None = None) -> bool:
     for decorator in decorators.nodes:
         target = decorator.func if isinstance(decorator, nodes.Call) else decorator
+        if target is use:
+            continue  # the kernel decorator itself is the kernel's finding
         qname = qualified_name(target)
         advice = libraries.advice_for(qname) if qname else None
-        if advice is not None and advice.covered_by:
+        if advice is not None and (advice.covered_by or advice.kernel):
             return True
     return False

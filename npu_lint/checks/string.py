@@ -107,6 +107,9 @@ class StringCheck(Check):
         self.outside_wrapper = rule.match.get("outside_wrapper")  # auto: what transfer_to_npu misses
         self.only_in = rule.match.get("only_in")
         self.safe_in = rule.match.get("safe_in")
+        # values that count only where they are given, not where code tests for them: Lightning's
+        # own code asks `accelerator == "gpu"` to resolve the name to CUDA or MPS
+        self.given_only = re.compile(rule.match["given_only"]) if "given_only" in rule.match else None
 
     def triggers(self) -> frozenset:
         return frozenset()
@@ -124,6 +127,8 @@ class StringCheck(Check):
         if is_docstring(node):
             return
         expression = value_expression(node)
+        if not self._given_where_required(value, expression):
+            return
         if value.endswith(":"):
             expression = prefix_expression(expression)
             if expression is None:
@@ -137,6 +142,8 @@ class StringCheck(Check):
             return  # `outside_argument` rules and plain patterns: another role's rule speaks
         if self.only_in == "comparison" and (not is_compared(expression) or isinstance(expression, nodes.BinOp)):
             return  # `"cuda:" + str(k) != last`: two strings the code built alike, not a device's name
+        if self.only_in == "comparison" and _compared_with_option(expression):
+            return
         if self.outside_wrapper is not None:
             call = enclosing_call(expression)
             release = self.settings.release
@@ -152,6 +159,10 @@ class StringCheck(Check):
         if replacement != value and isinstance(expression.parent, (nodes.Tuple, nodes.List, nodes.Set)) \
                 and _listed(expression.parent, replacement):
             return  # the literal already lists the NPU's name too: a test, or texts to search for
+        if edit is None and self.inside is not None and self._earlier_in_collection(expression):
+            # `accelerator in ("cuda", "gpu")`: names listed for one argument are alternatives of one
+            # choice; with nothing to edit, the collection is one finding (a list of .cu files is not)
+            return
         if edit is not None and membership_collection(expression):
             edit = _beside(ctx, node, edit)
             fix_message = f"Add `{replacement}` beside `{value}`"
@@ -164,6 +175,39 @@ class StringCheck(Check):
         ctx.report(self.rule, node, edits=(edit,) if edit else (), applicability=applicability, value=value,
                    replacement=replacement, fix_message=fix_message,
                    agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "")
+
+
+    def _earlier_in_collection(self, expression: nodes.NodeNG) -> bool:
+        collection = expression.parent
+        if not isinstance(collection, (nodes.Tuple, nodes.List, nodes.Set)):
+            return False
+        for element in collection.elts:
+            if element is expression:
+                return False
+            value = string_template(element)
+            if value is not None and self.pattern.search(value) and self._given_where_required(value, element):
+                return True
+        return False
+
+    def _given_where_required(self, value: str, expression: nodes.NodeNG) -> bool:
+        if self.given_only is None or not self.given_only.search(value):
+            return True
+        return not (is_compared(expression) or membership_collection(expression))
+
+
+def _compared_with_option(node: nodes.NodeNG) -> bool:
+    """`run_opts["device"] == "cuda"`, `"cuda" in config["device"]`: an entry of an options mapping
+    holds the string the program was given (speechbrain's run_opts), which transfer_to_npu does not
+    rewrite, so the test still holds on the NPU; a device's `.type` is what changes."""
+    compare = node.parent
+    if not isinstance(compare, nodes.Compare):
+        return False
+    operands = [compare.left, *(operand for _op, operand in compare.ops)]
+    return any(
+        isinstance(operand, nodes.Subscript) and isinstance(operand.slice, nodes.Const)
+        and isinstance(operand.slice.value, str)
+        for operand in operands if operand is not node
+    )
 
 
 def _replaced(value: str, replace: dict[str, str]) -> str:

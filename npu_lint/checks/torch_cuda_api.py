@@ -24,7 +24,7 @@ from npu_lint.analysis.cuda_objects import object_uses
 from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Applicability, Edit, Finding, Position
-from npu_lint.knowledge.device_api import accelerator_name, device_type_call
+from npu_lint.knowledge.device_api import accelerator_name, device_type_call, takes_device_type_first, type_reference
 from npu_lint.knowledge.cuda_surface import (
     first_release_with_equivalent, hint_for, is_cuda_name, is_plain_rename, note_for, npu_equivalent,
     patched_by_transfer_to_npu, stand_in_note
@@ -226,6 +226,11 @@ class TorchCudaApiWithoutEquivalent(TorchCudaApi):
 def _device_type_call(use: _CudaUse, ctx: ModuleContext, release: str) -> tuple[str, tuple[Edit, ...]] | None:
     """`torch.amp.X(<device type>, ...)` for a `torch.cuda.amp.X` the target's torch has in torch.amp:
     (what the message shows, the edits); None where the use is not a plain call or import."""
+    if device_neutral.names_a_type(use.node):
+        # `isinstance(s, torch.cuda.amp.GradScaler)`: torch.amp's class matches the fixed calls' objects
+        base = type_reference(use.qname, release)
+        rename = use.rename_edit(base) if base else None
+        return (base, (rename,)) if rename else None
     target = device_type_call(use.qname, release)
     text = device_neutral.device_type_text(ctx)
     if target is None or text is None:
@@ -236,6 +241,8 @@ def _device_type_call(use: _CudaUse, ctx: ModuleContext, release: str) -> tuple[
         bundle = device_neutral.amp_import_bundle(ctx, stmt, release)
         return (shown, bundle) if bundle else None
     call = device_neutral.called(use.node)
+    if call is not None and not takes_device_type_first(use.qname, call):
+        return None  # `torch.cuda.amp.autocast(False)`: False would become torch.amp's dtype
     rename = use.rename_edit(target)
     insert = device_neutral.insert_first_argument(ctx, call, text) if call is not None else None
     return (shown, (rename, insert)) if rename and insert else None

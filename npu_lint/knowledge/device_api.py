@@ -15,6 +15,8 @@ API_FILE = "device_api.yaml"
 @dataclasses.dataclass(frozen=True)
 class DeviceApi:
     device_type_calls: dict[str, str]
+    positional_arguments_shift: frozenset[str]
+    type_references: dict[str, str]
     min_torch: str
     device: str
     device_type: str
@@ -28,6 +30,12 @@ def _mapping(value, field: str) -> dict[str, str]:
     return value
 
 
+def _names(value, field: str) -> frozenset[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise RuleDataError(API_FILE, None, field, "expected a list of names")
+    return frozenset(value)
+
+
 @functools.lru_cache(maxsize=1)
 def device_api() -> DeviceApi:
     data = load_yaml(data_file(API_FILE)) or {}
@@ -39,6 +47,8 @@ def device_api() -> DeviceApi:
             raise RuleDataError(API_FILE, None, f"agnostic.{field}", "expected a string")
     return DeviceApi(
         device_type_calls=_mapping(data.get("device_type_calls", {}), "device_type_calls"),
+        positional_arguments_shift=_names(data.get("positional_arguments_shift", []), "positional_arguments_shift"),
+        type_references=_mapping(data.get("type_references", {}), "type_references"),
         min_torch=agnostic["min_torch"], device=agnostic["device"], device_type=agnostic["device_type"],
         backend=agnostic["backend"], renames=_mapping(agnostic.get("renames", {}), "agnostic.renames"),
     )
@@ -53,6 +63,18 @@ def device_type_call(qname: str, release: str | None) -> str | None:
     """`torch.amp.X` for `torch.cuda.amp.X` where the target's torch has it."""
     target = device_api().device_type_calls.get(qname)
     return target if target and torch_has(target, release) else None
+
+
+def type_reference(qname: str, release: str | None) -> str | None:
+    """`torch.amp.GradScaler` for `torch.cuda.amp.GradScaler` named as a type, where the target's torch has it."""
+    target = device_api().type_references.get(qname)
+    return target if target and torch_has(target, release) else None
+
+
+def takes_device_type_first(qname: str, call) -> bool:
+    """Can the device type go first in this call of `qname` without moving what its positional
+    arguments mean? (`call` is an astroid Call.)"""
+    return not (call.args and qname in device_api().positional_arguments_shift)
 
 
 def accelerator_name(qname: str, release: str | None) -> str | None:

@@ -30,6 +30,7 @@ class Advice:
     keywords_without_equivalent: frozenset[str] = frozenset()
     covered_by: str | None = None
     runs_on_npu: str | None = None  # why this part of the library is not CUDA-only after all
+    kernel: bool = False  # a decorator that compiles its function for the GPU: one finding per kernel
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,6 +90,7 @@ def parse_table(text: str, file: str = LIBRARIES_FILE) -> LibraryTable:
                 keywords_without_equivalent=frozenset(body.get("keywords_without_equivalent", ())),
                 covered_by=body.get("covered_by"),
                 runs_on_npu=body.get("runs_on_npu"),
+                kernel=bool(body.get("kernel", False)),
             )
             entry = symbols[str(key)]
             if not (entry.advice or entry.covered_by or entry.runs_on_npu):

@@ -24,7 +24,7 @@ KIND_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
                "suggestions": dict, "quiet_on_cpu": bool, "quiet_in_type_tests": bool, "fix_with_callee": list},
     "method": {"methods": list, "call": bool, "receivers": list, "replacement": str},
     "string": {"pattern": str, "argument": str, "outside_argument": str, "replace": dict, "triggers": list,
-               "outside_wrapper": str, "only_in": str, "safe_in": str},
+               "outside_wrapper": str, "only_in": str, "safe_in": str, "given_only": str},
     "import": {"modules": list, "suggestions": dict, "runs_on_npu": list},
     "check": {"check": str},
     "argument": {"calls": list, "argument": str, "position": int, "missing": bool, "values": list,
@@ -97,6 +97,10 @@ def _parse_match(kind: str, raw: Any, err) -> dict:
             re.compile(raw["pattern"])
         except re.error as exc:
             raise err("match.pattern", f"not a valid regular expression: {exc}") from None
+        try:
+            re.compile(raw.get("given_only", ""))
+        except re.error as exc:
+            raise err("match.given_only", f"not a valid regular expression: {exc}") from None
     if kind == "string" and not (raw.get("replace") or raw.get("triggers")):
         raise err("match.triggers", "a string rule needs 'replace' or 'triggers' (words the file must contain)")
     if kind == "argument" and not (raw.get("calls") or raw.get("any_call")):
