@@ -10,6 +10,8 @@ gives the same answer.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import re
 from typing import Callable
 
 from astroid import nodes
@@ -39,10 +41,20 @@ def library_uses(ctx: ModuleContext, modules: tuple[str, ...]) -> list[LibraryUs
     """Every use in the module of a name from one of `modules` (cached per module)."""
     key = ("library_uses", modules)
     if key not in ctx.scratch:
-        # Most modules that reach here never name a library: a text scan spares the tree walks.
-        named = any(module.split(".", 1)[0] in ctx.text for module in modules)
+        # Most modules that reach here never import a library: a text scan spares the tree walks.
+        named = _import_statement(modules).search(ctx.text) is not None
         ctx.scratch[key] = _Resolver(ctx.module, _library_of(modules), _parents(modules)).uses() if named else []
     return ctx.scratch[key]
+
+
+@functools.lru_cache(maxsize=64)
+def _import_statement(modules: tuple[str, ...]) -> re.Pattern:
+    """`import apex`, `import os, k2 as k`, `from numba import cuda`: a statement that can bind a
+    library's name (uses are found only through such bindings). A substring would let `k2` in
+    every `k1, k2 = ...` through."""
+    roots = sorted({re.escape(module.split(".", 1)[0]) for module in modules})
+    listed = r"(?:[\w.]+(?:\s+as\s+\w+)?\s*,\s*)*"
+    return re.compile(rf"(?:^|[;:])[ \t]*(?:import[ \t]+{listed}|from[ \t]+)(?:{'|'.join(roots)})\b", re.MULTILINE)
 
 
 def _parents(modules: tuple[str, ...]) -> frozenset[str]:

@@ -33,6 +33,7 @@ class _Facts:
     def __init__(self, loads_torch_npu: bool, imports: tuple[tuple[int, str, tuple[str, ...]], ...]):
         self.loads_torch_npu = loads_torch_npu
         self.imports = imports  # (level, module, imported names)
+        self.children: list[str] | None = None  # the project files those imports run, once resolved
 
 
 def loads_torch_npu_through_project(module: nodes.Module) -> bool:
@@ -53,7 +54,9 @@ def loads_torch_npu_through_project(module: nodes.Module) -> bool:
             continue
         if facts.loads_torch_npu:
             return True
-        pending.extend(found for level, name, names in facts.imports for found in _files_of(file, level, name, names))
+        if facts.children is None:  # every program of a project walks the same modules
+            facts.children = [found for level, name, names in facts.imports for found in _files_of(file, level, name, names)]
+        pending.extend(facts.children)
     return False
 
 
