@@ -27,6 +27,7 @@ from typing import Optional
 from astroid import nodes
 
 from npu_lint.analysis.names import identifier_words, last_name
+from npu_lint.core.file_facts import FileFacts
 
 _CUDA_WORDS = frozenset({"cuda", "gpu"})
 _NPU_WORDS = frozenset({"npu", "ascend"})
@@ -35,7 +36,6 @@ _GENERIC_BASES = frozenset({"object", "ABC", "Module", "Enum", "Generic", "Proto
                             "Function", "NamedTuple", "TypedDict", "Dataset", "TestCase"})
 _ATTRIBUTE = "_npu_sibling_verdict"
 MAX_CACHED = 2048
-_FILE_BASES: dict[str, tuple[tuple[int, int], frozenset]] = {}
 
 
 def in_class_with_npu_sibling(node: nodes.NodeNG) -> bool:
@@ -88,24 +88,8 @@ def _npu_bases_beside(path: str) -> set[str]:
         return set()
     found: set[str] = set()
     for file in files:
-        found |= _npu_bases_in(file)
+        found |= _FILE_BASES.get(file) or frozenset()
     return found
-
-
-def _npu_bases_in(path: str) -> frozenset:
-    try:
-        status = os.stat(path)
-    except OSError:
-        return frozenset()
-    stamp = (status.st_mtime_ns, status.st_size)
-    cached = _FILE_BASES.get(path)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    bases = frozenset(_read_npu_bases(path))
-    if len(_FILE_BASES) >= MAX_CACHED:
-        _FILE_BASES.clear()
-    _FILE_BASES[path] = (stamp, bases)
-    return bases
 
 
 def _read_npu_bases(path: str) -> set[str]:
@@ -123,6 +107,9 @@ def _read_npu_bases(path: str) -> set[str]:
         return set()
     return {base for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and _names_npu(node.name)
             for base in map(_ast_last_name, node.bases) if base}
+
+
+_FILE_BASES: FileFacts[frozenset] = FileFacts(lambda path: frozenset(_read_npu_bases(path)), MAX_CACHED)
 
 
 def _ast_last_name(node: ast.expr) -> Optional[str]:

@@ -20,10 +20,11 @@ from typing import Iterable, Optional
 
 from astroid import nodes
 
+from npu_lint.core.file_facts import FileFacts
+
 TORCH_NPU = "torch_npu"
 MAX_MODULES = 1000
 MAX_CACHED = 4096
-_FACTS: dict[str, tuple[tuple[int, int], "_Facts"]] = {}
 _ROOTS: dict[tuple[str, str], Optional[str]] = {}
 
 
@@ -49,7 +50,7 @@ def loads_torch_npu_through_project(module: nodes.Module) -> bool:
         if file in seen:
             continue
         seen.add(file)
-        facts = _facts(file)
+        facts = _FACTS.get(file)
         if facts is None:
             continue
         if facts.loads_torch_npu:
@@ -83,22 +84,6 @@ def _holds_statements(node: nodes.NodeNG) -> bool:
     return isinstance(node, nodes.ExceptHandler)
 
 
-def _facts(path: str) -> Optional[_Facts]:
-    try:
-        status = os.stat(path)
-    except OSError:
-        return None
-    stamp = (status.st_mtime_ns, status.st_size)
-    cached = _FACTS.get(path)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    facts = _read(path)
-    if len(_FACTS) >= MAX_CACHED:
-        _FACTS.clear()
-    _FACTS[path] = (stamp, facts)
-    return facts
-
-
 def _read(path: str) -> Optional[_Facts]:
     try:
         with open(path, "rb") as file:
@@ -107,6 +92,9 @@ def _read(path: str) -> Optional[_Facts]:
         return None
     imports = tuple(_ast_imports(tree.body))
     return _Facts(any(_names_torch_npu(*found) for found in imports), imports)
+
+
+_FACTS: FileFacts[Optional[_Facts]] = FileFacts(_read, MAX_CACHED)
 
 
 def _ast_imports(body: list) -> Iterable[tuple[int, str, tuple[str, ...]]]:

@@ -24,6 +24,8 @@ from typing import Optional
 
 from astroid import nodes
 
+from npu_lint.core.file_facts import FileFacts
+
 MAX_DEPTH = 6  # distributed -> basics -> data.all -> torch_basics -> torch_imports is fastai's 4
 MAX_CACHED = 2048
 _UNKNOWN = object()  # bound, but not by one import: stop looking, answer None
@@ -46,7 +48,6 @@ class _Summary:
     all_unreadable: bool  # `__all__` is computed: what it exports is unknown
 
 
-_SUMMARIES: dict[str, tuple[tuple[int, int], _Summary]] = {}
 _ATTRIBUTE = "_npu_star_bindings"
 
 
@@ -123,26 +124,20 @@ def _package_root(folder: str) -> str:
     return folder
 
 
-def _summary(path: str) -> Optional[_Summary]:
-    try:
-        status = os.stat(path)
-    except OSError:
-        return None
-    key = (status.st_mtime_ns, status.st_size)
-    cached = _SUMMARIES.get(path)
-    if cached is not None and cached[0] == key:
-        return cached[1]
+def _read_summary(path: str) -> Optional[_Summary]:
     try:
         with open(path, "rb") as file:
             tree = ast.parse(file.read())
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
-        summary = None
-    else:
-        summary = _summarize(tree)
-    if len(_SUMMARIES) >= MAX_CACHED:
-        _SUMMARIES.clear()
-    _SUMMARIES[path] = (key, summary)
-    return summary
+        return None
+    return _summarize(tree)
+
+
+_SUMMARIES: FileFacts[Optional[_Summary]] = FileFacts(_read_summary, MAX_CACHED)
+
+
+def _summary(path: str) -> Optional[_Summary]:
+    return _SUMMARIES.get(path)
 
 
 def _summarize(tree: ast.Module) -> _Summary:
