@@ -283,3 +283,20 @@ def test_a_changed_star_imported_module_misses_the_cache(tmp_path, counted):
     (package / "torch_imports.py").write_text("torch = None\n")
     code, out = counted(str(package / "core.py"))
     assert counted.linted == ["core.py"] and code == 0
+
+
+def test_a_project_module_that_starts_importing_torch_npu_misses_the_cache(tmp_path, counted):
+    # NPU120 looks through the program's own package for `import torch_npu` (ColossalAI's
+    # accelerator does it): adding it there must clear the finding on the unchanged program.
+    tree = tmp_path / "tree"
+    (tree / "mypkg").mkdir(parents=True)
+    (tree / "mypkg" / "__init__.py").write_text("from . import devices\n")
+    (tree / "mypkg" / "devices.py").write_text("import torch\n")
+    script = tree / "train.py"
+    script.write_text("import torch\nimport mypkg\n\nif __name__ == '__main__':\n    torch.ones(1).cuda()\n")
+    code, out = counted(str(script))
+    assert "NPU120" in out
+    assert counted(str(script)) == (code, out) and counted.linted == []
+    (tree / "mypkg" / "devices.py").write_text("import torch\nimport torch_npu\n")
+    code, out = counted(str(script))
+    assert counted.linted == ["train.py"] and "NPU120" not in out

@@ -43,8 +43,23 @@ def loads_torch_npu_through_project(module: nodes.Module) -> bool:
     if not path or not os.path.isfile(path):
         return False
     imports = tuple(_astroid_imports(module))
+    return _walk(path, imports, stop_at_torch_npu=True)[0]
+
+
+def project_modules_reached(path: str) -> list[str]:
+    """The project modules whose module-level imports decide the answer above for the file at
+    `path`: a result that depends on them (NPU120) is stale once one of them changes."""
+    facts = _FACTS.get(path)
+    if facts is None:
+        return []
+    return sorted(_walk(path, facts.imports, stop_at_torch_npu=False)[1])
+
+
+def _walk(path: str, imports, stop_at_torch_npu: bool) -> tuple[bool, set[str]]:
+    """(whether a reached module imports torch_npu, the modules reached)."""
     pending = [file for level, name, names in imports for file in _files_of(path, level, name, names)]
     seen: set[str] = set()
+    found = False
     while pending and len(seen) < MAX_MODULES:
         file = pending.pop()
         if file in seen:
@@ -54,11 +69,13 @@ def loads_torch_npu_through_project(module: nodes.Module) -> bool:
         if facts is None:
             continue
         if facts.loads_torch_npu:
-            return True
+            found = True
+            if stop_at_torch_npu:
+                break
         if facts.children is None:  # every program of a project walks the same modules
-            facts.children = [found for level, name, names in facts.imports for found in _files_of(file, level, name, names)]
+            facts.children = [child for level, name, names in facts.imports for child in _files_of(file, level, name, names)]
         pending.extend(facts.children)
-    return False
+    return found, seen
 
 
 def _names_torch_npu(level: int, name: str, names: tuple[str, ...]) -> bool:

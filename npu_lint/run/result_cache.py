@@ -8,8 +8,10 @@ A folder that cannot be written disables the cache silently.
 
 An entry is addressed by sha256(fingerprint, settings, path) and valid only while the sha256 of
 the file's bytes matches the one it records (and whether the project's packaging metadata names the
-file as a console script, which decides where NPU120 goes, and of the project modules whose names
-reach it through star imports), so each file has one entry per configuration,
+file as a console script, which decides where NPU120 goes, of the project modules whose names
+reach it through star imports, and, for an NPU120 finding, the modification times and sizes of the
+project modules its imports run, one of which may start importing torch_npu), so each file has one
+entry per configuration,
 replaced when the file changes, and the folder does not grow with every edit.  The fingerprint
 covers the npu-lint version, its code, the rule data, the torch model data, astroid's and
 Python's versions: changing any of them, or the settings (`--select`, configuration file),
@@ -31,6 +33,7 @@ import tempfile
 from pathlib import Path
 
 from npu_lint import __version__
+from npu_lint.analysis.project_torch_npu import project_modules_reached
 from npu_lint.analysis.star_imports import star_dependencies
 from npu_lint.config.project_scripts import is_script_target
 from npu_lint.core.findings import Applicability, Confidence, Edit, Finding, Fix, Position, Related, Severity
@@ -38,7 +41,10 @@ from npu_lint.engine.engine import Problem
 from npu_lint.run.runner import FileResult
 
 DEFAULT_DIR = ".npu_lint_cache"
-FORMAT = 2  # 2: entries record the star-imported modules they depend on
+FORMAT = 3  # 2: entries record the star-imported modules they depend on; 3: and NPU120's project modules
+# NPU120 ("this program never imports torch_npu") looks through the project's own modules for one
+# that does: its answer goes stale when one of them changes, not only when the program does.
+_PROJECT_MODULE_RULES = frozenset({"NPU120"})
 # Results with these problems are not stored: they may not repeat (a rule failing, astroid
 # running out of stack) and must be reported by every run until fixed.
 _UNCACHED_PROBLEMS = frozenset({"internal-error", "unreadable"})
@@ -197,7 +203,8 @@ class ResultCache:
             if not isinstance(entry, dict) or entry.get("format") != FORMAT \
                     or entry.get("prefix") != self.prefix or entry.get("content") != content_hash(data) \
                     or entry.get("script") != is_script_target(path) \
-                    or not _dependencies_unchanged(entry.get("depends", [])):
+                    or not _dependencies_unchanged(entry.get("depends", [])) \
+                    or not _stamps_unchanged(entry.get("reached", [])):
                 raise CorruptEntry("stale")
             findings = [finding_from_json(f) for f in _typed(entry["findings"], list)]
             problems = [problem_from_json(p) for p in _typed(entry["problems"], list)]
@@ -216,6 +223,7 @@ class ResultCache:
             "format": FORMAT, "prefix": self.prefix, "content": content_hash(data),
             "script": is_script_target(path),  # a console script of its project (pyproject, setup.cfg)
             "depends": _dependencies(path, data),
+            "reached": _project_stamps(path, result),
             "findings": [finding_to_json(f) for f in result.findings],
             "problems": [problem_to_json(p) for p in result.problems],
         }
@@ -272,6 +280,29 @@ def _dependencies_unchanged(recorded) -> bool:
         except OSError:
             current = ""
         if current != digest:
+            return False
+    return True
+
+
+def _project_stamps(path: str, result: FileResult) -> list[list]:
+    """[path, mtime_ns, size] of the project modules a finding of `_PROJECT_MODULE_RULES` read
+    (stamps, not hashes: a program reaches hundreds of them, and each lookup checks them all)."""
+    if not any(finding.code in _PROJECT_MODULE_RULES for finding in result.findings):
+        return []
+    return [[module, *_stamp(module)] for module in project_modules_reached(path)]
+
+
+def _stamp(path: str) -> list[int]:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return [-1, -1]
+    return [status.st_mtime_ns, status.st_size]
+
+
+def _stamps_unchanged(recorded) -> bool:
+    for module, mtime, size in _typed(recorded, list):
+        if _stamp(_typed(module, str)) != [mtime, size]:
             return False
     return True
 
