@@ -11,6 +11,7 @@ from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.edits import name_tokens
+from npu_lint.analysis.names import in_annotation, in_type_test
 from npu_lint.core.findings import Edit, Position
 from npu_lint.knowledge.device_api import device_api, device_type_call, takes_device_type_first
 
@@ -146,21 +147,10 @@ def _imported(stmt: nodes.ImportFrom, local: str) -> str:
     return next((name for name, alias in stmt.names if (alias or name) == local), local)
 
 
-_TYPE_TESTS = frozenset({"isinstance", "issubclass"})
-
-
 def names_a_type(node: nodes.NodeNG) -> bool:
-    """Is `node` used as a class, not called: the classes of `isinstance(x, C)` (a tuple of them
-    too), a key of a dict display, an annotation?"""
+    """Is `node` used as a class, not called: a type test (`isinstance(x, C)`), an annotation, a
+    key of a dict display?"""
+    if in_type_test(node) or in_annotation(node):
+        return True
     parent = node.parent
-    if isinstance(parent, nodes.Tuple):
-        node, parent = parent, parent.parent
-    if isinstance(parent, nodes.Call) and len(parent.args) == 2 and parent.args[1] is node:
-        return isinstance(parent.func, nodes.Name) and parent.func.name in _TYPE_TESTS
-    if isinstance(parent, nodes.Dict):
-        return any(key is node for key, _value in parent.items)
-    if isinstance(parent, nodes.AnnAssign):
-        return parent.annotation is node
-    if isinstance(parent, nodes.Arguments):
-        return node in parent.annotations or node in parent.kwonlyargs_annotations
-    return isinstance(parent, nodes.FunctionDef) and parent.returns is node
+    return isinstance(parent, nodes.Dict) and any(key is node for key, _value in parent.items)

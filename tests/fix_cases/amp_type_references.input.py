@@ -1,3 +1,5 @@
+from typing import Optional
+
 import torch
 
 # speechbrain utils/checkpoints.py keys its save hooks by class (there by
@@ -14,6 +16,10 @@ if isinstance(scaler, (torch.cuda.amp.GradScaler, type(None))):
 
 def restore(saved: torch.cuda.amp.GradScaler) -> None:
     pass
+
+
+class Solver:
+    scaler: Optional[torch.cuda.amp.GradScaler] = None  # audiocraft, monai: an annotation inside Optional
 
 
 scaler_cls = torch.cuda.amp.GradScaler  # called later, without a device: the NPU class

@@ -1,3 +1,5 @@
+from typing import Optional
+
 import torch
 import torch_npu
 
@@ -15,6 +17,10 @@ if isinstance(scaler, (torch.amp.GradScaler, type(None))):
 
 def restore(saved: torch.amp.GradScaler) -> None:
     pass
+
+
+class Solver:
+    scaler: Optional[torch.amp.GradScaler] = None  # audiocraft, monai: an annotation inside Optional
 
 
 scaler_cls = torch.npu.amp.GradScaler  # called later, without a device: the NPU class
