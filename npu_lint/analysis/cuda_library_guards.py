@@ -33,7 +33,7 @@ from typing import Iterator
 from astroid import nodes
 
 from npu_lint.analysis.cuda_builds import cuda_build_keyword
-from npu_lint.analysis.names import identifier_words, qualified_name
+from npu_lint.analysis.names import identifier_words, qualified_name, statements_after
 from npu_lint.knowledge.library_advice import table
 
 _STRING_TESTS = frozenset({"startswith", "endswith"})
@@ -156,14 +156,7 @@ def _decided_by(test: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
         yield from parent.body
         yield from parent.orelse
         if parent.body and isinstance(parent.body[-1], _EXITS):
-            yield from _following(parent)  # `if not cuda: raise ...` guards what comes after
-
-
-def _following(statement: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
-    sibling = statement.next_sibling()
-    while sibling is not None:
-        yield sibling
-        sibling = sibling.next_sibling()
+            yield from statements_after(parent)  # `if not cuda: raise ...` guards what comes after
 
 
 def _uses(target: nodes.AssignName) -> Iterator[nodes.Name]:

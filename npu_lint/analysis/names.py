@@ -7,8 +7,7 @@ bound by imports, silent for everything else.
 from __future__ import annotations
 
 import re
-
-from typing import Optional
+from typing import Iterator, Optional
 
 from astroid import nodes
 
@@ -86,6 +85,14 @@ def _name_binding(node: nodes.Name) -> str | None:
 
 def _is_star_import(assignment: nodes.NodeNG) -> bool:
     return isinstance(assignment, nodes.ImportFrom) and any(name == "*" for name, _alias in assignment.names)
+
+
+def statements_after(statement: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
+    """The statements after `statement` in its block (what an `if ...: raise` leaves to run)."""
+    sibling = statement.next_sibling()
+    while sibling is not None:
+        yield sibling
+        sibling = sibling.next_sibling()
 
 
 def outermost_attribute(node: nodes.NodeNG) -> nodes.NodeNG:

@@ -176,7 +176,6 @@ class StringCheck(Check):
                    replacement=replacement, fix_message=fix_message,
                    agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "")
 
-
     def _earlier_in_collection(self, expression: nodes.NodeNG) -> bool:
         collection = expression.parent
         if not isinstance(collection, (nodes.Tuple, nodes.List, nodes.Set)):

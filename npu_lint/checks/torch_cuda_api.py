@@ -18,10 +18,10 @@ from astroid import nodes
 
 from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.guards import guarded_by_hasattr
 from npu_lint.analysis.cuda_library_guards import guards_cuda_library
 from npu_lint.analysis.cuda_objects import object_uses
-from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top
+from npu_lint.analysis.guards import guarded_by_hasattr
+from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top, statements_after
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Applicability, Edit, Finding, Position
 from npu_lint.knowledge.device_api import accelerator_name, device_type_call, takes_device_type_first, type_reference
@@ -156,17 +156,10 @@ def _guarded_by(node) -> list:
             if positive:
                 return guarded + list(parent.body)
             ends = parent.body and isinstance(parent.body[-1], (nodes.Return, nodes.Raise))
-            return guarded + list(parent.orelse) + (list(_statements_after(parent)) if ends else [])
+            return guarded + list(parent.orelse) + (list(statements_after(parent)) if ends else [])
         elif not isinstance(parent, nodes.Compare):
             return guarded
         expression = parent
-
-
-def _statements_after(statement):
-    sibling = statement.next_sibling()
-    while sibling is not None:
-        yield sibling
-        sibling = sibling.next_sibling()
 
 
 def _fold_uses_into_imports(ctx: ModuleContext, reported: list) -> None:
