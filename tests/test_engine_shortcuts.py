@@ -60,7 +60,7 @@ def test_tree_walk_words_match_the_fixtures_words():
     tree = ast.parse('"""doc"""\nimport torch.cuda as tc\nfrom a.b import c as d\nx = tc.f(device="cuda:0")\n')
     words = words_in_tree(tree)
     assert {"torch", "cuda", "tc", "a", "b", "c", "d", "x", "f", "=device"} <= words.identifiers
-    assert words.strings == "cuda:0"  # the docstring is not a string trigger's business
+    assert words.strings == "\x00cuda:0\x00"  # the docstring is not a string trigger's business
     assert Triggers(frozenset({"=device"})).could_fire(words)
     assert not Triggers(frozenset({"device"})).could_fire(words)
 
@@ -110,3 +110,20 @@ def test_operator_words_let_a_file_in_only_as_attributes_or_imports():
     assert not active("mode = 'bilinear'\nscatter = None\nprint(mode, scatter)\n") & operator_rules
     assert "NPU301" in active("import torch\ny = x.scatter(1, index, 1.0, reduce='multiply')\n")
     assert "NPU301" in active("from torch import lgamma\ny = lgamma(x)\n")
+
+
+@pytest.mark.parametrize("source, fires", [
+    ("import torch\nx = torch.zeros(3)\nm = x.mode()\n", True),
+    ("import torch\nclass A:\n    def f(self):\n        return self.mode == 'train'\n", False),  # read, not called
+    ("import torch.nn.functional as F\ny = F.interpolate(x, scale_factor=2, mode='lanczos')\n", True),
+    ("import torch.nn.functional as F\ny = F.interpolate(x, 2, None, 'lanczos')\n", True),  # by position
+    ("import torch.nn.functional as F\ny = F.interpolate(x, scale_factor=2, mode='bilinear')\n", False),
+    ("import torch.nn.functional as F\ny = F.interpolate(x, scale_factor=2)  # lanczos\n", False),
+])
+def test_call_only_checks_need_a_call_and_the_literal_that_reaches_the_fallback(source, fires):
+    """NPU301 matches calls only, and `F.interpolate` falls back only in lanczos mode: a file
+    without such a call never reaches astroid for it (measured: 45 of 376 real-code files that
+    reached astroid with no finding, 12% of the bytes)."""
+    engine = engine_for(Settings(select=("NPU301",)))
+    assert bool(engine.active_checks(words_in_tree(ast.parse(source)))) is fires
+    assert [f.code for f in engine.check_text(source).findings] == (["NPU301"] if fires else [])

@@ -5,7 +5,8 @@
    the string triggers as substrings of the text. A file that fails this is not even parsed:
    it names nothing any enabled rule looks for (a regex pass costs a fifth of `ast.parse`).
 2. A walk of Python's own `ast` tree: identifier triggers must appear as a
-   name, an attribute or an imported module ("=word": a keyword argument); string triggers inside a string
+   name, an attribute or an imported module ("=word": a keyword argument; "(word": the last name
+   of a callee, `x.word(...)` or an imported `word(...)`); string triggers inside a string
    that is not a docstring. `use_cuda = False` or a comment that says "cuda"
    no longer costs an astroid build, which is 16 times the parse.
 """
@@ -30,7 +31,8 @@ class TreeWords(NamedTuple):
 
     identifiers: set[str]  # names, attributes, imported modules and their parts, "=keyword"
     attributes: set[str]  # attributes and the parts of import statements: what ".word" matches
-    strings: str  # every string constant that is not a docstring, joined by NUL
+    called: set[str]  # the last names of callees (`f` of `a.f(...)` and `f(...)`)
+    strings: str  # every string constant that is not a docstring, each after a NUL, and a NUL
     facts: ModuleFacts
 
 
@@ -38,6 +40,7 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
     """The identifiers, strings and name facts of a module, in one walk."""
     identifiers: set[str] = set()
     attributes: set[str] = set()
+    called: set[str] = set()
     strings: list[str] = []
     docstrings: set[int] = set()
     import_bound: set[str] = set()
@@ -79,6 +82,12 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
                 attributes.update(parts)
             if node.names[0].name == "*":  # `*` is always alone
                 stars.append(StarImport(node.level, node.module or "", node.lineno))
+        elif kind is call:
+            func = node.func
+            if type(func) is attribute:
+                called.add(func.attr)
+            elif type(func) is name:
+                called.add(func.id)
         elif (kind is assign or kind is ann_assign) and type(node.value) is call:
             root = _call_root(node.value)
             for target in node.targets if kind is assign else (node.target,):
@@ -99,7 +108,8 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
                 stack.append(value)
     facts = ModuleFacts(frozenset(import_bound), {k: frozenset(v) for k, v in call_roots.items()},
                         tuple(sorted(stars, key=lambda star: star.line)))
-    return TreeWords(identifiers, attributes, "\x00".join(strings), facts)
+    strings.append("")
+    return TreeWords(identifiers, attributes, called, "\x00" + "\x00".join(strings), facts)
 
 
 def _call_root(call: ast.Call) -> str:
@@ -113,12 +123,15 @@ def _call_root(call: ast.Call) -> str:
 class Triggers:
     """A check's triggers, sorted once so that each file costs set operations, not a loop over
     every word: identifier triggers (a word, or a tuple of words that must all appear; ".word":
-    only as an attribute or in an import statement, never a bare name) and string triggers (a
-    substring of some string literal; "^x": a string that starts with x)."""
+    only as an attribute or in an import statement, never a bare name; "(word": that, and the
+    last name of some callee; "'text", in a tuple only: a string literal that is exactly text)
+    and string triggers (a substring of some string literal; "^x": a
+    string that starts with x)."""
 
     def __init__(self, triggers: frozenset, string_triggers: frozenset[str] = frozenset()):
-        self.names = frozenset(t for t in triggers if isinstance(t, str) and t[0] != ".")
+        self.names = frozenset(t for t in triggers if isinstance(t, str) and t[0] not in ".(")
         self.attributes = frozenset(t[1:] for t in triggers if isinstance(t, str) and t[0] == ".")
+        self.calls = frozenset(t[1:] for t in triggers if isinstance(t, str) and t[0] == "(")
         self.groups = tuple(t for t in triggers if isinstance(t, tuple))
         self.strings = tuple("\x00" + t[1:] if t.startswith("^") else t for t in sorted(string_triggers))
 
@@ -127,13 +140,27 @@ class Triggers:
         identifiers, attributes = words.identifiers, words.attributes
         if not self.names.isdisjoint(identifiers) or not self.attributes.isdisjoint(attributes):
             return True
+        if self.calls and any(word in attributes for word in self.calls.intersection(words.called)):
+            return True
         for group in self.groups:
-            if all(word[1:] in attributes if word[0] == "." else word in identifiers for word in group):
+            if all(_shows(word, words) for word in group):
                 return True
         if not self.strings:
             return False
-        strings = "\x00" + words.strings
+        strings = words.strings
         return any(piece in strings for piece in self.strings)
+
+
+def _shows(word: str, words: TreeWords) -> bool:
+    """Does a tree with these words show this trigger word (see Triggers)?"""
+    kind = word[0]
+    if kind == ".":
+        return word[1:] in words.attributes
+    if kind == "(":
+        return word[1:] in words.called and word[1:] in words.attributes
+    if kind == "'":
+        return "\x00" + word[1:] + "\x00" in words.strings
+    return word in words.identifiers
 
 
 # Trigger words are ASCII identifiers; a token that starts inside a non-ASCII one is only extra.
@@ -147,7 +174,9 @@ class TextScan:
         # word -> the triggers it may complete: a plain word or "=word" alone, a tuple with all its words
         self._by_word: dict[str, list[tuple[str, ...]]] = {}
         for trigger in triggers:
-            words = tuple(w.lstrip("=.") for w in (trigger if isinstance(trigger, tuple) else (trigger,)))
+            # A string literal's text need not be a word of the text scan: stage 2 tests it.
+            words = tuple(w.lstrip("=.(") for w in (trigger if isinstance(trigger, tuple) else (trigger,))
+                          if w[0] != "'")
             self._by_word.setdefault(words[0], []).append(words)
         self._words = frozenset(self._by_word)
         # "^x" (a string that starts with x) needs a quote right before x in the source; the

@@ -8,7 +8,7 @@ that several checks asking about one node pay once.
 from __future__ import annotations
 
 import functools
-from typing import FrozenSet, Iterable, Optional, Tuple
+from typing import FrozenSet, Iterable, Mapping, Optional, Tuple
 
 from astroid import nodes
 
@@ -51,6 +51,44 @@ def scan_words(qnames: Iterable[str]) -> FrozenSet:
     so a local `mode` or `double` never lets a file in (a quarter of the real-code files that
     reached astroid did so for such a word alone and had no finding)."""
     return frozenset(_as_attribute(name_trigger(name)) for name in qnames)
+
+
+def call_scan_words(qnames: Iterable[str], apis: Mapping[str, operator_data.ApiFacts] | None = None
+                    ) -> FrozenSet:
+    """`scan_words` for checks that match calls only (`resolve_call`): the last word must also
+    be the last name of some callee, so `self.mode = ...` or `if x.scatter:` lets no file in
+    for `Tensor.mode(...)`. With `apis`, the words `reached` needs too: `F.interpolate` falls
+    back only with the literal `"lanczos"` as its mode, `torch.frexp` only with `out=`."""
+    triggers = set()
+    for qname in qnames:
+        words = _as_attribute(name_trigger(qname))
+        words = (words if isinstance(words, tuple) else (words,))
+        words = words[:-1] + ("(" + words[-1][1:],)
+        for extra in (reach_words(apis[qname]) if apis else [()]):
+            group = words + extra
+            triggers.add(group if len(group) > 1 else group[0])
+    return frozenset(triggers)
+
+
+def reach_words(api: operator_data.ApiFacts) -> list[tuple[str, ...]]:
+    """What a file must show for some call of `api` to reach its overloads (see `reached`), as
+    alternatives: "=arg" a keyword argument, "'text" a string literal; () when nothing."""
+    alternatives: list[tuple[str, ...]] = []
+    if api.overloads:
+        alternatives += [_trigger_words(t) for t in api.when] if api.when else [()]
+    if api.out:
+        alternatives += [("=out",) + _trigger_words(t) for t in api.out_when] if api.out_when else [("=out",)]
+    return alternatives
+
+
+def _trigger_words(trigger: operator_data.Trigger) -> tuple[str, ...]:
+    """What a file must show for `trigger_holds` to hold on some call."""
+    if trigger.has_value:
+        if trigger.by_default:
+            return ()
+        if isinstance(trigger.value, str):
+            return ("'" + trigger.value,)  # a literal, by keyword or by position
+    return ("=" + trigger.argument,) if trigger.position is None else ()
 
 
 def _as_attribute(trigger):
@@ -233,7 +271,7 @@ class ApiListCall(Check):
         raise NotImplementedError
 
     def triggers(self) -> frozenset:
-        return scan_words(self.table)
+        return call_scan_words(self.table)
 
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
         found = resolve_call(node, ctx, self.names, self.methods)

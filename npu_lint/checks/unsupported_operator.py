@@ -15,7 +15,7 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.checks.base import Check
 from npu_lint.checks.operator_calls import (
     TENSOR, ApiListCall, call_on_cpu, last_name, last_parts, operators_for, reached, release_of,
-    resolve_call, scan_words, tensor_methods
+    call_scan_words, resolve_call, tensor_methods
 )
 from npu_lint.core.findings import Confidence
 
@@ -91,8 +91,8 @@ class OperatorFallsBack(Check):
         self.methods = tensor_methods(self.table)
         self.needed = _needed_keywords(self.table.values())
 
-    def triggers(self) -> frozenset[str]:
-        return scan_words(self.table)
+    def triggers(self) -> frozenset:
+        return call_scan_words(self.table, self.table)
 
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
         needed = self.needed.get(last_name(node.func) or "")
