@@ -127,3 +127,23 @@ def test_call_only_checks_need_a_call_and_the_literal_that_reaches_the_fallback(
     engine = engine_for(Settings(select=("NPU301",)))
     assert bool(engine.active_checks(words_in_tree(ast.parse(source)))) is fires
     assert [f.code for f in engine.check_text(source).findings] == (["NPU301"] if fires else [])
+
+
+@pytest.mark.parametrize("source, codes", [
+    # fairseq's own TransformerEncoderLayer is not torch's (fairseq/models/transformer)
+    ("import torch\nfrom fairseq.modules import TransformerEncoderLayer\nlayer = TransformerEncoderLayer(args)\n",
+     set()),
+    ("import torch.nn as nn\nlayer = nn.TransformerEncoderLayer(512, 8)\n", {"NPU301"}),
+    ("from torch import nn\nlayer = nn.TransformerEncoderLayer(512, 8)\n", {"NPU301"}),
+    # a star import may bind any name: the tree alone cannot tell
+    ("from torch.nn import *\nfrom x import TransformerEncoderLayer\nlayer = TransformerEncoderLayer(1)\n", {"NPU301"}),
+    # np.float64 is not torch's float64 (torch.lgamma itself falls back: NPU301)
+    ("import numpy as np\nimport torch\ny = torch.lgamma(torch.from_numpy(x).to(np.float64))\n", {"NPU301"}),
+    ("import torch.nn.functional as F\ny = F.mish(x.double())\n", {"NPU304"}),
+    ("import torch as th\ny = th.nn.functional.mish(th.zeros(3, dtype=th.float64))\n", {"NPU304"}),
+])
+def test_names_outside_tensor_need_a_chain_the_imports_make_that_name(source, codes):
+    engine = engine_for(Settings(select=("NPU301", "NPU304")))
+    assert {c.rule.code for c in engine.active_checks(words_in_tree(ast.parse(source)))
+            if not c.rides_along} == codes
+    assert {f.code for f in engine.check_text(source).findings} <= codes  # nothing found is kept out

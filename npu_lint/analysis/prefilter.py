@@ -16,6 +16,7 @@ import ast
 import re
 from typing import NamedTuple
 
+from npu_lint.analysis.api_names import normalize_api
 from npu_lint.analysis.module_facts import ModuleFacts
 from npu_lint.analysis.star_imports import StarImport
 
@@ -34,6 +35,8 @@ class TreeWords(NamedTuple):
     called: set[str]  # the last names of callees (`f` of `a.f(...)` and `f(...)`)
     strings: str  # every string constant that is not a docstring, each after a NUL, and a NUL
     facts: ModuleFacts
+    tree: ast.AST
+    lazy: dict  # what only some files need, computed once: see `qualified_names`
 
 
 def words_in_tree(tree: ast.AST) -> TreeWords:
@@ -109,7 +112,7 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
     facts = ModuleFacts(frozenset(import_bound), {k: frozenset(v) for k, v in call_roots.items()},
                         tuple(sorted(stars, key=lambda star: star.line)))
     strings.append("")
-    return TreeWords(identifiers, attributes, called, "\x00" + "\x00".join(strings), facts)
+    return TreeWords(identifiers, attributes, called, "\x00" + "\x00".join(strings), facts, tree, {})
 
 
 def _call_root(call: ast.Call) -> str:
@@ -124,8 +127,8 @@ class Triggers:
     """A check's triggers, sorted once so that each file costs set operations, not a loop over
     every word: identifier triggers (a word, or a tuple of words that must all appear; ".word":
     only as an attribute or in an import statement, never a bare name; "(word": that, and the
-    last name of some callee; "'text", in a tuple only: a string literal that is exactly text)
-    and string triggers (a substring of some string literal; "^x": a
+    last name of some callee; in a tuple only: "'text" a string literal that is exactly text,
+    "@name" a name or attribute chain that the imports make this API name) and string triggers (a substring of some string literal; "^x": a
     string that starts with x)."""
 
     def __init__(self, triggers: frozenset, string_triggers: frozenset[str] = frozenset()):
@@ -160,7 +163,70 @@ def _shows(word: str, words: TreeWords) -> bool:
         return word[1:] in words.called and word[1:] in words.attributes
     if kind == "'":
         return "\x00" + word[1:] + "\x00" in words.strings
+    if kind == "@":
+        names = qualified_names(words)
+        return names is None or word[1:] in names
     return word in words.identifiers
+
+
+def qualified_names(words: TreeWords) -> frozenset[str] | None:
+    """The API names (normalized) of the module's names and attribute chains that absolute imports
+    bind: what `names.qualified_name` can answer anywhere in it, and more (every import of a
+    name counts, in any scope). None when a star import may bind names too."""
+    if "qualified" not in words.lazy:
+        words.lazy["qualified"] = _qualified_names(words.tree, words.facts.import_bound)
+    return words.lazy["qualified"]
+
+
+def _qualified_names(tree: ast.AST, import_bound: frozenset[str]) -> frozenset[str] | None:
+    bindings: dict[str, set[str]] = {}
+    chains: list[tuple[str, str]] = []  # (root name, "" or ".b" or ".b.c"): every prefix of a chain
+    stack = [tree]
+    attribute, name, node_class = ast.Attribute, ast.Name, ast.AST
+    child_fields = _CHILD_FIELDS
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is attribute:  # the whole chain at once, down to its root
+            attributes, value = [node.attr], node.value
+            while type(value) is attribute:
+                attributes.append(value.attr)
+                value = value.value
+            if type(value) is not name:
+                stack.append(value)
+            elif value.id in import_bound:
+                suffix = ""
+                chains.append((value.id, suffix))
+                for part in reversed(attributes):
+                    suffix = f"{suffix}.{part}"
+                    chains.append((value.id, suffix))
+            continue
+        if kind is name:
+            if node.id in import_bound:
+                chains.append((node.id, ""))
+            continue
+        if kind is ast.Import:
+            for alias in node.names:
+                local = alias.asname or alias.name.split(".", 1)[0]
+                bindings.setdefault(local, set()).add(alias.name if alias.asname else local)
+            continue
+        if kind is ast.ImportFrom:
+            if any(alias.name == "*" for alias in node.names):
+                return None
+            if not node.level:  # relative imports are the project's own modules
+                for alias in node.names:
+                    bindings.setdefault(alias.asname or alias.name, set()).add(f"{node.module}.{alias.name}")
+            continue
+        fields = child_fields.get(kind)
+        if fields is None:
+            fields = child_fields[kind] = tuple(f for f in kind._fields if f not in _SCALAR_FIELDS)
+        for field in fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                stack.extend(item for item in value if isinstance(item, node_class))
+            elif isinstance(value, node_class):
+                stack.append(value)
+    return frozenset(normalize_api(bound + suffix) for root, suffix in chains for bound in bindings.get(root, ()))
 
 
 # Trigger words are ASCII identifiers; a token that starts inside a non-ASCII one is only extra.
@@ -176,7 +242,7 @@ class TextScan:
         for trigger in triggers:
             # A string literal's text need not be a word of the text scan: stage 2 tests it.
             words = tuple(w.lstrip("=.(") for w in (trigger if isinstance(trigger, tuple) else (trigger,))
-                          if w[0] != "'")
+                          if w[0] not in "'@")
             self._by_word.setdefault(words[0], []).append(words)
         self._words = frozenset(self._by_word)
         # "^x" (a string that starts with x) needs a quote right before x in the source; the

@@ -12,6 +12,7 @@ from typing import FrozenSet, Iterable, Mapping, Optional, Tuple
 
 from astroid import nodes
 
+from npu_lint.analysis.api_names import TENSOR, normalize_api
 from npu_lint.analysis.call_owners import give_way, report_about
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import explicitly_on_cpu, says_cpu
@@ -21,20 +22,8 @@ from npu_lint.checks.base import Check
 from npu_lint.core.findings import Confidence
 from npu_lint.knowledge import operator_data
 
-TENSOR = "torch.Tensor."
 _QNAMES = "operator-calls:qnames"
 _RECEIVERS = "operator-calls:receivers"
-
-
-def normalize_api(qname: str) -> str:
-    """The spelling the data uses: `torch.nn.modules.loss.HuberLoss` is `torch.nn.HuberLoss`."""
-    if qname.startswith("torch.nn.modules."):
-        return "torch.nn." + qname.rsplit(".", 1)[-1]
-    if qname.startswith("torch.functional."):
-        return "torch." + qname[len("torch.functional."):]
-    if qname.startswith("torch._tensor.Tensor."):
-        return TENSOR + qname[len("torch._tensor.Tensor."):]
-    return qname
 
 
 def last_parts(names: Iterable[str]) -> FrozenSet[str]:
@@ -49,8 +38,17 @@ def scan_words(qnames: Iterable[str]) -> FrozenSet:
     (`("functional", "interpolate")`, `"digamma"`), matched exactly on the ast, as attributes or
     in imports only: `resolve` reads an attribute chain, a name an import binds, or a method,
     so a local `mode` or `double` never lets a file in (a quarter of the real-code files that
-    reached astroid did so for such a word alone and had no finding)."""
-    return frozenset(_as_attribute(name_trigger(name)) for name in qnames)
+    reached astroid did so for such a word alone and had no finding). A name outside
+    `torch.Tensor` also needs a chain that the imports make that name (`"@torch.nn.RNN"`):
+    fairseq's own `TransformerEncoderLayer` or `np.float64` is not torch's."""
+    return frozenset(_with_qualified(_as_attribute(name_trigger(name)), name) for name in qnames)
+
+
+def _with_qualified(words, qname: str):
+    """The word trigger, and for a name only imports can reach, the name itself (see prefilter)."""
+    if qname.startswith(TENSOR):
+        return words  # also a method of an inferred Tensor: no import names it
+    return (words if isinstance(words, tuple) else (words,)) + ("@" + qname,)
 
 
 def call_scan_words(qnames: Iterable[str], apis: Mapping[str, operator_data.ApiFacts] | None = None
@@ -65,7 +63,7 @@ def call_scan_words(qnames: Iterable[str], apis: Mapping[str, operator_data.ApiF
         words = (words if isinstance(words, tuple) else (words,))
         words = words[:-1] + ("(" + words[-1][1:],)
         for extra in (reach_words(apis[qname]) if apis else [()]):
-            group = words + extra
+            group = _with_qualified(words + extra, qname)
             triggers.add(group if len(group) > 1 else group[0])
     return frozenset(triggers)
 

@@ -160,8 +160,13 @@ class DtypeUnsupportedByOperator(Check):
             name: facts for name, facts in data.ascend.items()
             if (facts.arguments(chip) or facts.denied.get(chip)) and name not in CONVERSIONS})
 
-    def triggers(self) -> frozenset[str]:
-        return frozenset({"float64", "double", "complex128", "DoubleTensor"})
+    def triggers(self) -> frozenset:
+        """One of the words, and a way `dtype_literal` or `tensor_dtype` reads the dtype: a torch
+        name (`np.float64` is not one), a cast method called, or a string literal."""
+        written = ({"@" + name for name in (*DTYPE_QNAMES, *DOUBLE_TENSOR_CLASSES)}
+                   | {"(" + method for method in CAST_METHODS} | {"'" + text for text in DTYPE_STRINGS})
+        return frozenset((word, way) for word in ("float64", "double", "complex128", "DoubleTensor")
+                         for way in written)
 
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
         if not self._writes_down_a_checked_dtype(node):
