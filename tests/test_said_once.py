@@ -51,6 +51,19 @@ def test_library_advice_for_the_transfer_route_is_said_once_per_program(tmp_path
     assert (2, "NPU191") in _codes(text, str(tmp_path / "mmdet" / "__main__.py"), AUTO)
 
 
+def test_advice_one_setting_answers_is_said_once_per_module():
+    # transformers' layoutlm: eight nn.Embedding(...) in one module, eight NPU702 findings whose
+    # answer is one torch.use_deterministic_algorithms(True).
+    text = ("import torch\nimport torch.nn.functional as F\n\n\ndef build(x, w):\n"
+            "    a = torch.nn.Embedding(10, 4)\n    b = torch.nn.Embedding(10, 4)\n    return F.embedding(x, w)\n")
+    settings = Settings(select=("NPU702",))
+    findings = [f for f in Engine(settings).check_text(text).findings if f.code == "NPU702"]
+    assert [f.start.line for f in findings] == [6]
+    assert [r.start.line for r in findings[0].related] == [7, 8]
+    answered = "import torch\ntorch.use_deterministic_algorithms(True)\n" + text.split("\n", 1)[1]
+    assert not [f for f in Engine(settings).check_text(answered).findings if f.code == "NPU702"]
+
+
 def test_a_name_read_after_hasattr_asked_for_it_is_not_reported():
     text = ('import torch\n'
             'if hasattr(torch.cuda, "get_arch_list") and len(torch.cuda.get_arch_list()) > 0:\n'
