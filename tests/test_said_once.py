@@ -20,7 +20,8 @@ def test_a_project_importing_its_own_package_is_not_a_library_taking_cuda_paths(
     (tmp_path / "timm" / "__init__.py").write_text("")
     (package / "__init__.py").write_text("")
     module = package / "resnet.py"
-    text = "import torch\nfrom timm.layers import create_conv2d\nimport transformers\nimport fairseq\n"
+    text = ("import torch\nfrom timm.layers import create_conv2d\nimport transformers\nimport fairseq\n"
+            "if __name__ == '__main__':\n    pass\n")
     module.write_text(text)
     tests = tmp_path / "tests"
     tests.mkdir()
@@ -33,10 +34,34 @@ def test_a_project_importing_its_own_package_is_not_a_library_taking_cuda_paths(
 
 
 def test_an_import_reported_as_a_cuda_only_library_is_not_reported_again():
-    text = "import torch\nfrom deepspeed.ops.transformer import DeepSpeedTransformerLayer\nimport deepspeed\n"
+    text = ("import torch\nfrom deepspeed.ops.transformer import DeepSpeedTransformerLayer\nimport deepspeed\n"
+            "if __name__ == '__main__':\n    pass\n")
     codes = _codes(text, settings=AUTO)
     assert (2, "NPU401") in codes and (2, "NPU191") not in codes
     assert (3, "NPU191") in codes
+
+
+def test_library_advice_for_the_transfer_route_is_said_once_per_program(tmp_path):
+    # mmdet 3.3.0: 333 modules import mmengine and each got the same NPU191 advice; the program's
+    # start (tools/train.py, a console script's module, `__main__.py`) gets it once.
+    text = "import torch\nimport mmengine\nfrom mmengine.runner import Runner\n"
+    main = text + "\n\nif __name__ == '__main__':\n    Runner.from_cfg({})\n"
+    assert (2, "NPU191") not in _codes(text, str(tmp_path / "mmdet" / "models" / "detr.py"), AUTO)
+    assert [c for c in _codes(main, str(tmp_path / "tools" / "train.py"), AUTO) if c[1] == "NPU191"] == [(2, "NPU191")]
+    assert (2, "NPU191") in _codes(text, str(tmp_path / "mmdet" / "__main__.py"), AUTO)
+
+
+def test_advice_one_setting_answers_is_said_once_per_module():
+    # transformers' layoutlm: eight nn.Embedding(...) in one module, eight NPU702 findings whose
+    # answer is one torch.use_deterministic_algorithms(True).
+    text = ("import torch\nimport torch.nn.functional as F\n\n\ndef build(x, w):\n"
+            "    a = torch.nn.Embedding(10, 4)\n    b = torch.nn.Embedding(10, 4)\n    return F.embedding(x, w)\n")
+    settings = Settings(select=("NPU702",))
+    findings = [f for f in Engine(settings).check_text(text).findings if f.code == "NPU702"]
+    assert [f.start.line for f in findings] == [6]
+    assert [r.start.line for r in findings[0].related] == [7, 8]
+    answered = "import torch\ntorch.use_deterministic_algorithms(True)\n" + text.split("\n", 1)[1]
+    assert not [f for f in Engine(settings).check_text(answered).findings if f.code == "NPU702"]
 
 
 def test_a_name_read_after_hasattr_asked_for_it_is_not_reported():

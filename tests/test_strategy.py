@@ -53,7 +53,8 @@ def test_a_library_importing_itself_is_not_told_it_takes_cuda_paths(tmp_path):
     (package / "__init__.py").write_text("")
     inside = package / "transformer.py"
     script = tmp_path / "train.py"
-    text = "import fairseq\nfrom fairseq import utils\nfrom fairseq.models import register_model\n"
+    text = ("import fairseq\nfrom fairseq import utils\nfrom fairseq.models import register_model\n"
+            "if __name__ == '__main__':\n    pass\n")
     engine = Engine(Settings(strategy="auto"))
     assert not [f for f in engine.check_text(text, str(inside)).findings if f.code == "NPU191"]
     user = [f for f in engine.check_text(text, str(script)).findings if f.code == "NPU191"]

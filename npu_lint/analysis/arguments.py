@@ -24,6 +24,7 @@ class Role:
     positional: dict[str, int]
     methods: dict[str, int]
     names: re.Pattern | None = None  # variables, attributes, parameters, dict keys holding the value
+    call_keywords: dict[str, str] = dataclasses.field(default_factory=dict)  # callable -> its keyword
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,6 +55,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
                 {str(k): int(v) for k, v in body.get("positional", {}).items()},
                 {str(k): int(v) for k, v in body.get("methods", {}).items()},
                 re.compile(body["names"], re.IGNORECASE) if "names" in body else None,
+                {str(k): str(v) for k, v in body.get("call_keywords", {}).items()},
             )
             for name, body in data["roles"].items()
         }
@@ -141,6 +143,12 @@ def _call_argument_role(node: nodes.NodeNG) -> str | None:
         for name, role in tables().roles.items():
             if parent.arg in role.keywords:
                 return name
+        call = parent.parent
+        if isinstance(call, nodes.Call) and any(parent.arg in role.call_keywords.values() for role in tables().roles.values()):
+            qname = qualified_name(call.func)
+            for name, role in tables().roles.items():
+                if qname is not None and role.call_keywords.get(qname) == parent.arg:
+                    return name
         return None
     if not isinstance(parent, nodes.Call) or node not in parent.args:
         return None

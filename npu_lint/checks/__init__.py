@@ -14,6 +14,7 @@ from npu_lint.checks.boolean_mask_index import BooleanMaskIndex
 from npu_lint.checks.chip_support import ApiNotVerified, ApiUnsupportedOnChip
 from npu_lint.checks.cuda_extension_build import CudaExtensionBuild
 from npu_lint.checks.cuda_object_method import CudaObjectMethod
+from npu_lint.checks.cuda_version_none import CudaVersionIsNone
 from npu_lint.checks.data_dependent_shape import DataDependentShape
 from npu_lint.checks.float64_use import Float64Use
 from npu_lint.checks.imports import ImportCheck
@@ -50,6 +51,7 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "missing_torch_npu_import": MissingTorchNpuImport,
     "cuda_object_method": CudaObjectMethod,
     "cuda_extension_build": CudaExtensionBuild,
+    "cuda_version_is_none": CudaVersionIsNone,
     "transfer_rewrites_string": TransferRewritesString,
     "missing_transfer_to_npu": MissingTransferToNpu,
     "library_takes_cuda_path": LibraryTakesCudaPath,

@@ -5,7 +5,10 @@ The patch keeps the real answer for the library functions listed in the
 release's apis_config.json; any other library that checks it may take a
 CUDA-only path.
 
-Said once per cause: once per module and library; not for the project's own packages (fairseq
+Said once per program: in entry modules only (analysis.entry_module, as NPU190 decides), since
+the patch and the libraries it leaves alone belong to the program that runs, not to each module
+that imports them (mmdet's 300 modules that import mmengine said the same advice 300 times); once
+per module and library there; not for the project's own packages (fairseq
 importing fairseq: its CUDA code is reported where it is written, the package holding the file
 and the packages at its project root count); not on an import a CUDA-only-library rule (NPU4xx)
 already reports.
@@ -15,6 +18,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.entry_module import entry_reason
 from npu_lint.analysis.transfer import transfer_facts
 from npu_lint.checks.base import Check
 from npu_lint.config.project_scripts import own_packages
@@ -44,6 +48,8 @@ class LibraryTakesCudaPath(Check):
                 return
 
     def leave_module(self, ctx: ModuleContext) -> None:
+        if not ctx.scratch.get(self) or entry_reason(ctx.module) is None:
+            return  # a library module: the program that imports it is told
         said = {f.start for f in ctx.findings if f.code.startswith(LIBRARY_FAMILY)}
         reported = set()
         for node, top, release, handled in ctx.scratch.get(self, ()):

@@ -32,7 +32,12 @@ class Settings:
     @functools.cached_property
     def release(self) -> str:
         """The torch_npu release checked against: the configured one, else the newest."""
-        return self.target_torch_npu or release_data.default_release()
+        if not self.target_torch_npu:
+            return release_data.default_release()
+        try:  # "2.1" as an API caller may pass it; the rule windows compare exact releases
+            return release_data.normalize_release(self.target_torch_npu)
+        except ValueError:
+            return self.target_torch_npu
 
     @functools.cached_property
     def chip(self) -> str:
