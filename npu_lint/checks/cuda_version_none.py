@@ -27,7 +27,7 @@ class CudaVersionIsNone(Check):
     node_types = (nodes.Attribute, nodes.Call)
 
     def triggers(self) -> frozenset:
-        return frozenset({("version", "cuda"), ("version", "getattr")})
+        return frozenset({(".version", ".cuda"), (".version", "getattr", "'cuda")})
 
     def visit(self, node, ctx: ModuleContext) -> None:
         if isinstance(node, nodes.Attribute):
