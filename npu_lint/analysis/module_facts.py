@@ -26,6 +26,9 @@ class ModuleFacts:
     # The module's `from x import *` statements, in source order: with any, a name no import
     # of the module binds may still come from an import of the star-imported module.
     star_imports: tuple[StarImport, ...] = ()
+    # The modules the module's absolute imports name (`import a.b`: "a.b"; `from a.b import c`:
+    # "a.b"): whether it imports torch_npu, without a walk of its astroid tree per question.
+    imported: frozenset[str] = frozenset()
 
 
 def attach(module: nodes.Module, facts: ModuleFacts) -> None:
@@ -46,9 +49,14 @@ def _from_astroid(module: nodes.NodeNG) -> ModuleFacts:
     import_bound: set[str] = set()
     call_roots: dict[str, set[str]] = {}
     stars: list[StarImport] = []
+    imported: set[str] = set()
     for node in module.nodes_of_class((nodes.Import, nodes.ImportFrom, nodes.Assign, nodes.AnnAssign)):
         if isinstance(node, (nodes.Import, nodes.ImportFrom)):
             import_bound.update(alias or name.split(".", 1)[0] for name, alias in node.names if name != "*")
+            if isinstance(node, nodes.Import):
+                imported.update(name for name, _alias in node.names)
+            elif not node.level:
+                imported.add(node.modname)
             if isinstance(node, nodes.ImportFrom) and any(name == "*" for name, _alias in node.names):
                 stars.append(StarImport(node.level or 0, node.modname, node.lineno))
         elif isinstance(node.value, nodes.Call):
@@ -60,4 +68,4 @@ def _from_astroid(module: nodes.NodeNG) -> ModuleFacts:
                 if isinstance(target, nodes.AssignName):
                     call_roots.setdefault(target.name, set()).add(root_name)
     return ModuleFacts(frozenset(import_bound), {k: frozenset(v) for k, v in call_roots.items()},
-                       tuple(sorted(stars, key=lambda star: star.line)))
+                       tuple(sorted(stars, key=lambda star: star.line)), frozenset(imported))

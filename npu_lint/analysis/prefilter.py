@@ -49,6 +49,7 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
     import_bound: set[str] = set()
     call_roots: dict[str, set[str]] = {}
     stars: list[StarImport] = []
+    imported: set[str] = set()
     stack = [tree]
     name, attribute, alias, import_from, constant = ast.Name, ast.Attribute, ast.alias, ast.ImportFrom, ast.Constant
     keyword, assign, ann_assign, call, node_class = ast.keyword, ast.Assign, ast.AnnAssign, ast.Call, ast.AST
@@ -78,7 +79,11 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
             if node.name != "*":
                 import_bound.add(node.asname or node.name.split(".", 1)[0])
             continue
+        elif kind is ast.Import:
+            imported.update(alias.name for alias in node.names)
         elif kind is import_from:
+            if not node.level:
+                imported.add(node.module)
             if node.module:
                 parts = node.module.split(".")
                 identifiers.update(parts)
@@ -110,7 +115,7 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
             elif isinstance(value, node_class):
                 stack.append(value)
     facts = ModuleFacts(frozenset(import_bound), {k: frozenset(v) for k, v in call_roots.items()},
-                        tuple(sorted(stars, key=lambda star: star.line)))
+                        tuple(sorted(stars, key=lambda star: star.line)), frozenset(imported))
     strings.append("")
     return TreeWords(identifiers, attributes, called, "\x00" + "\x00".join(strings), facts, tree, {})
 

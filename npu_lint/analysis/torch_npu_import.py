@@ -42,11 +42,8 @@ def _is_package(name: str, package: str) -> bool:
 
 
 def imports_torch_npu(module: nodes.Module) -> bool:
-    return any(
-        _is_package(name, TORCH_NPU)
-        for stmt in module.nodes_of_class((nodes.Import, nodes.ImportFrom))
-        for name in _names(stmt)
-    )
+    """Whether any import of the module, at any depth, names torch_npu (absolutely)."""
+    return any(_is_package(name, TORCH_NPU) for name in facts_of(module).imported)
 
 
 def _imports_torch(stmt: nodes.NodeNG) -> bool:

@@ -300,9 +300,13 @@ def rules_with_extensions(paths: tuple[str, ...]) -> tuple[Rule, ...]:
 
 
 def rule_by_code(code: str) -> Rule:
-    for rule in shipped_rules():
-        if rule.code == code:
-            return rule
-    if code in _EXTRA:
-        return _EXTRA[code]
-    raise KeyError(code)
+    rule = _shipped_by_code().get(code) or _EXTRA.get(code)
+    if rule is None:
+        raise KeyError(code)
+    return rule
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_by_code() -> dict[str, Rule]:
+    """Reports ask once per finding: a lookup, not a pass over every rule."""
+    return {rule.code: rule for rule in shipped_rules()}
