@@ -136,7 +136,10 @@ class _Resolver:
                 found.add(resolved)
             else:
                 return None  # a def, a class, a parameter, a loop variable: not the library's
-        found = found or older
+        if len({self.library_of(qname) for qname, _ in found | older}) == 1:
+            found = found or older
+        else:
+            found |= older  # another library in the handler (apex for Transformer Engine): ambiguous
         qnames = {qname for qname, _ in found}
         if len(qnames) != 1:
             return None
