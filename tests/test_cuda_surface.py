@@ -41,6 +41,9 @@ def _codes_per_line(engine, lines: list[str]) -> dict[int, list[str]]:
     found = collections.defaultdict(list)
     for finding in result.findings:
         found[finding.start.line - 2].append(finding.code)
+        # a torch.cuda call's device string is part of the call's finding, as a related location
+        found[finding.start.line - 2] += [r.message.split(":", 1)[0] for r in finding.related
+                                          if r.message.startswith("NPU110:")]
     return found
 
 

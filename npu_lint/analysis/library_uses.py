@@ -118,12 +118,15 @@ class _Resolver:
         except Exception:  # astroid raises assorted errors on odd scopes
             return None
         found: set[tuple[str, nodes.NodeNG]] = set()
+        # `try: from flash_attn import varlen_func` / `except ImportError: from flash_attn import
+        # unpadded_func as varlen_func`: the handler's import names the same call in an older release
+        older: set[tuple[str, nodes.NodeNG]] = set()
         for assignment in assignments:
             if isinstance(assignment, (nodes.Import, nodes.ImportFrom)):
                 bound = imported_name(assignment, name.name)
                 if bound is None or not self._holds_library(bound):
                     return None  # the user's own module of that name
-                found.add((bound, assignment))
+                (older if _in_except_handler(assignment) else found).add((bound, assignment))
             elif _is_fallback(assignment):
                 continue  # `except ImportError: amp = None`: the library is still what runs where installed
             elif isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign):
@@ -133,6 +136,10 @@ class _Resolver:
                 found.add(resolved)
             else:
                 return None  # a def, a class, a parameter, a loop variable: not the library's
+        if len({self.library_of(qname) for qname, _ in found | older}) == 1:
+            found = found or older
+        else:
+            found |= older  # another library in the handler (apex for Transformer Engine): ambiguous
         qnames = {qname for qname, _ in found}
         if len(qnames) != 1:
             return None
@@ -192,13 +199,20 @@ def _is_fallback(assignment: nodes.NodeNG) -> bool:
     """A binding made where the import failed, or a constant placeholder (`amp = None`)."""
     if not isinstance(assignment, (nodes.AssignName, nodes.FunctionDef, nodes.ClassDef)):
         return False
-    parent = assignment.parent
+    if _in_except_handler(assignment):
+        return True
+    return (isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)
+            and isinstance(assignment.parent.value, nodes.Const))
+
+
+def _in_except_handler(statement: nodes.NodeNG) -> bool:
+    """Is `statement` in an `except` block of its own function, class or module?"""
+    parent = statement.parent
     while parent is not None and not isinstance(parent, (nodes.FunctionDef, nodes.ClassDef, nodes.Module)):
         if isinstance(parent, nodes.ExceptHandler):
             return True
         parent = parent.parent
-    return (isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)
-            and isinstance(assignment.parent.value, nodes.Const))
+    return False
 
 
 def _is_presence_test(top: nodes.NodeNG) -> bool:

@@ -21,10 +21,11 @@ take is not reported. A path is off the NPU when
   (`if is_npu_available(): return "npu"`);
 - it follows an NPU test that ends an `or` (or a "not NPU" test that ends an `and`);
 - it is listed beside the NPU: `device in ("cuda", "npu")`, `{"cuda": ..., "npu": ...}`;
-- it is the test or body of an `if` that asks whether CUDA is available, next to an `if` that
-  asks for the NPU and does the NPU's part (`if is_torch_cuda_available(): ...` then
-  `if is_torch_npu_available(): ... torch.npu.get_device_name()`, LLaMA-Factory's env.py):
-  each device has its own test.
+- it is the test or body of an `if` that asks whether CUDA is available (or whether the device
+  is CUDA: `if "cuda" in str(device):`), next to an `if` that asks for the NPU and does the
+  NPU's part (`if is_torch_cuda_available(): ...` then
+  `if is_torch_npu_available(): ... torch.npu.get_device_name()`, LLaMA-Factory's env.py;
+  axolotl's utils/distributed.py): each device has its own test.
 
 A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
 """
@@ -165,9 +166,10 @@ def _about_devices(test: nodes.NodeNG) -> bool:
 
 
 def _cuda_probe_beside_npu_probe(statement: nodes.If) -> bool:
-    """`if torch.cuda.is_available():` next to `if is_npu_available():` whose body is the NPU's
-    own (it names the NPU: `torch.npu.get_device_name()`)."""
-    if statement.orelse or not _probes_cuda(statement.test):
+    """`if torch.cuda.is_available():` (or `if "cuda" in str(device):`) next to
+    `if is_npu_available():` whose body is the NPU's own (it names the NPU:
+    `torch.npu.get_device_name()`)."""
+    if statement.orelse or not (_probes_cuda(statement.test) or _tests_cuda_device(statement.test)):
         return False
     return any(isinstance(other, nodes.If) and not other.orelse and _polarity(other.test) == POSITIVE
                and any(names_npu(stmt) for stmt in other.body)
@@ -181,6 +183,15 @@ def _probes_cuda(test: nodes.NodeNG) -> bool:
         return False
     words = {word for name in _words(test.func) for word in identifier_words(name)}
     return {"cuda", "available"} <= words and "npu" not in words
+
+
+def _tests_cuda_device(test: nodes.NodeNG) -> bool:
+    """`device == "cuda"`, `"cuda" in str(device)`: true for a CUDA device only, so false on the
+    NPU whatever else the device is."""
+    if not isinstance(test, nodes.Compare) or len(test.ops) != 1 or test.ops[0][0] not in ("==", "in", "is"):
+        return False
+    return any(isinstance(side, nodes.Const) and isinstance(side.value, str) and _CUDA_STRING.match(side.value)
+               for side in (test.left, test.ops[0][1]))
 
 
 def _after_npu_exit(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> bool:

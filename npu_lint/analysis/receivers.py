@@ -83,6 +83,10 @@ def receiver_kind(node: nodes.NodeNG, method: str | None = None) -> ReceiverKind
         for count, value in enumerate(node.infer()):
             if count >= MAX_INFERRED:
                 return ReceiverKind.UNKNOWN
+            if isinstance(value, nodes.Const) and value.value is None:
+                # `self.model = None` in `__init__`, set later: a call on None fails, so the
+                # call reaches only the other values
+                continue
             kinds.add(_value_kind(value, method))
     except Exception:
         # Inference can fail in many ways on half-written code; an

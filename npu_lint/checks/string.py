@@ -6,7 +6,8 @@
 without `argument` leaves strings in any argument role to that role's rules
 (a Lightning accelerator name is not a device). No rule matches a string that
 is no value (analysis/not_values.py: a `Literal` member, an Enum member's
-value, an attribute name).
+value, an attribute name); a rule with `in_paths: true` (file names) still matches the parts of a
+path, `os.path.join(root, "src", "kernel.cu")`.
 
 A rule with `safe_in: environment` (the environment-variable names) keeps its fix's
 applicability only where the string is used on an environment (`os.environ[...]`,
@@ -107,6 +108,8 @@ class StringCheck(Check):
         self.outside_wrapper = rule.match.get("outside_wrapper")  # auto: what transfer_to_npu misses
         self.only_in = rule.match.get("only_in")
         self.safe_in = rule.match.get("safe_in")
+        # file names (`"kernel.cu"`) are what a path is made of: `os.path.join(src, "kernel.cu")` names one
+        self.in_paths = rule.match.get("in_paths", False)
         # values that count only where they are given, not where code tests for them: Lightning's
         # own code asks `accelerator == "gpu"` to resolve the name to CUDA or MPS
         self.given_only = re.compile(rule.match["given_only"]) if "given_only" in rule.match else None
@@ -134,7 +137,10 @@ class StringCheck(Check):
             if expression is None:
                 return
         role = argument_role(expression)
-        if role == "prose" or not_a_value(expression):
+        if role == "prose":
+            return
+        reason = not_a_value(expression)
+        if reason is not None and not (self.in_paths and reason == "path component"):
             return
         if self.inside is not None and role != self.inside:
             return

@@ -23,7 +23,7 @@ from npu_lint.analysis.cuda_objects import object_uses
 from npu_lint.analysis.guards import guarded_by_hasattr
 from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top, statements_after
 from npu_lint.checks.base import Check
-from npu_lint.core.findings import Applicability, Edit, Finding, Position
+from npu_lint.core.findings import Applicability, Edit, Finding, Fix, Position, Related
 from npu_lint.knowledge.device_api import accelerator_name, device_type_call, takes_device_type_first, type_reference
 from npu_lint.knowledge.cuda_surface import (
     first_release_with_equivalent, hint_for, is_cuda_name, is_plain_rename, note_for, npu_equivalent,
@@ -121,6 +121,11 @@ class TorchCudaApi(Check):
 
     def leave_module(self, ctx: ModuleContext) -> None:
         _fold_uses_into_imports(ctx, ctx.scratch.get(self, ()))
+        if self.settings.strategy == "manual":
+            _fold_device_arguments(ctx, ctx.scratch.get(self, ()))
+            kept = {id(finding) for finding in ctx.findings}
+            reported = [(use, finding) for use, finding in ctx.scratch.get(self, ()) if id(finding) in kept]
+            _no_safer_than_guarded_devices(ctx, reported)
 
 
 def _guards_unfixed_use(use: _CudaUse, ctx: ModuleContext, release: str) -> str | None:
@@ -182,6 +187,84 @@ def _fold_uses_into_imports(ctx: ModuleContext, reported: list) -> None:
     merged = {id(target): dataclasses.replace(target, related=tuple(sorted((*target.related, *more))))
               for target, more in related.items()}
     ctx.findings[:] = [merged.get(id(f), f) for f in ctx.findings if id(f) not in folded]
+
+
+# The device-string rules (rules/device-strings.yaml) whose finding on an argument of a reported
+# `torch.cuda.*` call is part of that call's port.
+_DEVICE_STRING_RULES = frozenset({"NPU110", "NPU111"})
+# ... and those that choose the device a test of CUDA's availability guards (with Lightning's "gpu").
+_DEVICE_CHOICE_RULES = _DEVICE_STRING_RULES | {"NPU113"}
+_STRICTNESS = (Applicability.SAFE, Applicability.UNSAFE, Applicability.DISPLAY_ONLY)
+
+
+def _fold_device_arguments(ctx: ModuleContext, reported: list) -> None:
+    """`torch.cuda.get_device_properties("cuda")`: one port, `torch.npu.get_device_properties("npu")`;
+    `"cuda" if torch.cuda.is_available() else "cpu"`: one port, `"npu" if torch.npu.is_available()
+    else "cpu"`. The device string's finding becomes part of the call's finding, its edit part of
+    the fix, which is then no safer than the string's: the test renamed alone would pick "cuda" on
+    the NPU, where the program ran on the CPU before."""
+    folded: dict[int, Finding] = {}
+    dropped = set()
+    for use, finding in reported:
+        if finding.fix is None or not finding.fix.edits:
+            continue
+        spans = [(ctx.start(part), ctx.end(part)) for part in _device_parts(use.node)]
+        if not spans:
+            continue
+        merged = finding
+        for other in ctx.findings:
+            if other.code not in _DEVICE_STRING_RULES or id(other) in dropped or other.fix is None \
+                    or not other.fix.edits or not any(s <= other.start and other.end <= e for s, e in spans):
+                continue
+            applicability = max(merged.fix.applicability, other.fix.applicability, key=_STRICTNESS.index)
+            fix = Fix(applicability, f"{merged.fix.message}; {other.fix.message[:1].lower()}{other.fix.message[1:]}",
+                      tuple(sorted(set(merged.fix.edits) | set(other.fix.edits))))
+            related = Related(other.start, other.end, f"{other.code}: {other.message}")
+            merged = dataclasses.replace(merged, fix=fix, related=tuple(sorted((*merged.related, related))))
+            dropped.add(id(other))
+        if merged is not finding:
+            folded[id(finding)] = merged
+    if folded:
+        ctx.findings[:] = [folded.get(id(f), f) for f in ctx.findings if id(f) not in dropped]
+
+
+def _no_safer_than_guarded_devices(ctx: ModuleContext, reported: list) -> None:
+    """`if torch.cuda.is_available(): device = "cuda"`: the test's rename is applied no sooner than
+    the device string's, and only shown when the device choice has no fix (Lightning's "gpu"):
+    renamed alone, the test would pick the CUDA device on the NPU."""
+    changed: dict[int, Finding] = {}
+    for use, finding in reported:
+        if finding.fix is None or not finding.fix.edits or finding.fix.applicability is Applicability.DISPLAY_ONLY:
+            continue
+        spans = [(ctx.start(part), ctx.end(part)) for part in _guarded_by(use.node)]
+        applicability = finding.fix.applicability
+        for other in ctx.findings:
+            if other.code in _DEVICE_CHOICE_RULES and any(s <= other.start and other.end <= e for s, e in spans):
+                guarded = other.fix.applicability if other.fix and other.fix.edits else Applicability.DISPLAY_ONLY
+                applicability = max(applicability, guarded, key=_STRICTNESS.index)
+        if applicability is not finding.fix.applicability:
+            changed[id(finding)] = dataclasses.replace(
+                finding, fix=dataclasses.replace(finding.fix, applicability=applicability))
+    if changed:
+        ctx.findings[:] = [changed.get(id(f), f) for f in ctx.findings]
+
+
+def _device_parts(node) -> list:
+    """The arguments of the call `node` names, or the branch of the conditional expression whose
+    test it is (`"cuda" if torch.cuda.is_available() else "cpu"`)."""
+    call = node.parent
+    if isinstance(call, nodes.Call) and call.func is node:
+        parts = [*call.args, *(k.value for k in call.keywords or ())]
+        if parts:
+            return parts
+        node = call
+    positive = True
+    while isinstance(node.parent, nodes.UnaryOp) and node.parent.op == "not":
+        positive, node = not positive, node.parent
+    choice = node.parent
+    if isinstance(choice, nodes.IfExp) and choice.test is node:
+        return [choice.body if positive else choice.orelse]
+    return []
 
 
 def _import_finding(imported: list, qname: str) -> Finding | None:
