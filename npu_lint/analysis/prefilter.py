@@ -251,14 +251,14 @@ class TextScan:
             self._by_word.setdefault(words[0], []).append(words)
         self._words = frozenset(self._by_word)
         # "^x" (a string that starts with x) needs a quote right before x in the source; the
-        # plain substring test comes first, as a regex with a leading class scans every position.
+        # plain substring test comes first (substring tests, not a regex: no compiling at start-up).
         self._strings = tuple(
-            (t[1:], re.compile("[\"']" + re.escape(t[1:]))) if t.startswith("^") else (t, None)
+            (t[1:], ("'" + t[1:], '"' + t[1:])) if t.startswith("^") else (t, None)
             for t in sorted(string_triggers))
 
     def could_fire(self, text: str) -> bool:
         for piece, quoted in self._strings:
-            if piece in text and (quoted is None or quoted.search(text)):
+            if piece in text and (quoted is None or quoted[0] in text or quoted[1] in text):
                 return True
         tokens = set(_TOKEN.findall(text))
         for word in self._words.intersection(tokens):

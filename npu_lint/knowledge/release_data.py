@@ -308,8 +308,9 @@ def apply_changes(flat: Mapping[str, Any], change: Mapping[str, Any], where: str
 
 def _string_list(value: Any, where: str) -> List[str]:
     _expect(value, list, where)
-    for index, item in enumerate(value):
-        _expect(item, str, f"{where}[{index}]")
+    if not all(isinstance(item, str) for item in value):  # the message is built only for an error
+        index = next(i for i, item in enumerate(value) if not isinstance(item, str))
+        _expect(value[index], str, f"{where}[{index}]")
     return value
 
 
