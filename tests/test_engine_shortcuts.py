@@ -147,3 +147,18 @@ def test_names_outside_tensor_need_a_chain_the_imports_make_that_name(source, co
     assert {c.rule.code for c in engine.active_checks(words_in_tree(ast.parse(source)))
             if not c.rides_along} == codes
     assert {f.code for f in engine.check_text(source).findings} <= codes  # nothing found is kept out
+
+
+def test_comments_are_tokenized_only_when_one_may_be_on_a_finding_line():
+    from npu_lint.core.findings import Confidence, Finding, Position, Severity
+    from npu_lint.engine.suppression import Suppressions
+
+    def at(line):
+        return Finding("NPU101", "torch-cuda-api", "m", Position(line, 0), Position(line, 1), Severity.WARNING,
+                       Confidence.HIGH)
+
+    text = "a = 1  # noqa\nb = 2\nc = 3\n# pylint: disable-next=torch-cuda-api\nd = 4\n"
+    assert Suppressions.may_suppress(text, [at(1)])
+    assert Suppressions.may_suppress(text, [at(5)])  # disable-next on the line before
+    assert not Suppressions.may_suppress(text, [at(3)])
+    assert not Suppressions.may_suppress("a = 1\n", None)

@@ -184,7 +184,7 @@ class Engine:
         ignored = self.settings.ignored_codes(path) if self.settings.per_file_ignores else ()
         if ignored:
             findings = [f for f in findings if not f.code.startswith(ignored)]
-        if findings and Suppressions.may_suppress(text):
+        if findings and Suppressions.may_suppress(text, findings):
             # Here, not in each front end: the CLI, fix, migrate's reports, the editor, pylint
             # and flake8 all get the same findings for `# noqa` and `# pylint: disable` lines.
             findings = Suppressions(text).filter(findings)

@@ -16,12 +16,22 @@ NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", r
 PYLINT_DISABLE = re.compile(r"#\s*pylint:\s*disable(?P<next>-next)?\s*=\s*(?P<names>[\w\-, ]+)")
 
 
+_MARKER = re.compile(r"noqa|pylint:", re.IGNORECASE)
+
+
 class Suppressions:
     @staticmethod
-    def may_suppress(text: str) -> bool:
-        """Cheap: tokenizing for comments is only worth it when one could be there."""
-        lowered = text.lower()
-        return "noqa" in lowered or "pylint:" in lowered
+    def may_suppress(text: str, findings: list[Finding] | None = None) -> bool:
+        """Cheap: tokenizing for comments is only worth it when one could be on the line of a
+        finding (`# noqa`, `# pylint: disable`) or the line before it (`disable-next`)."""
+        lines, line, searched = set(), 1, 0
+        for match in _MARKER.finditer(text):
+            line += text.count("\n", searched, match.start())
+            searched = match.start()
+            lines.update((line, line + 1))
+        if findings is None:
+            return bool(lines)
+        return any(finding.start.line in lines for finding in findings)
 
     def __init__(self, text: str):
         self.noqa: dict[int, frozenset[str] | None] = {}  # None: every code
