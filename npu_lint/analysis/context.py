@@ -14,7 +14,6 @@ from npu_lint.core.findings import Applicability, Confidence, Edit, Finding, Fix
 from npu_lint.core.rule import Rule
 from npu_lint.core.source import LineIndex
 
-_RANK = {Applicability.SAFE: 0, Applicability.UNSAFE: 1, Applicability.DISPLAY_ONLY: 2}
 _SEVERITY_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
@@ -100,8 +99,8 @@ class ModuleContext:
             return Fix(Applicability.DISPLAY_ONLY,
                        f"No device-neutral form; for the NPU only: {rule.format_fix_message(**fields)}")
         level = rule.fix.applicability
-        if applicability is not None and _RANK[applicability] > _RANK[level]:
-            level = applicability
+        if applicability is not None:
+            level = Applicability.least_safe(level, applicability)
         return Fix(level, rule.format_agnostic_message(**fields), tuple(edits))
 
     # -- positions -------------------------------------------------------
@@ -158,8 +157,8 @@ class ModuleContext:
             level = rule.fix.applicability
             if not edits:
                 level = Applicability.DISPLAY_ONLY
-            elif applicability is not None and _RANK[applicability] > _RANK[level]:
-                level = applicability
+            elif applicability is not None:
+                level = Applicability.least_safe(level, applicability)
             if rule.device_use and edits:
                 # The fix writes an NPU name: a fix applied alone (an editor's quick
                 # fix) must bring `import torch_npu` along; identical edits apply once.

@@ -53,6 +53,7 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
     stack = [tree]
     name, attribute, alias, import_from, constant = ast.Name, ast.Attribute, ast.alias, ast.ImportFrom, ast.Constant
     keyword, assign, ann_assign, call, node_class = ast.keyword, ast.Assign, ast.AnnAssign, ast.Call, ast.AST
+    import_ = ast.Import
     child_fields = _CHILD_FIELDS
     while stack:
         node = stack.pop()
@@ -79,7 +80,7 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
             if node.name != "*":
                 import_bound.add(node.asname or node.name.split(".", 1)[0])
             continue
-        elif kind is ast.Import:
+        elif kind is import_:
             imported.update(alias.name for alias in node.names)
         elif kind is import_from:
             if not node.level:

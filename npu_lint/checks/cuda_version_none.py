@@ -30,10 +30,7 @@ class CudaVersionIsNone(Check):
         return frozenset({(".version", ".cuda"), (".version", "getattr", "'cuda")})
 
     def visit(self, node, ctx: ModuleContext) -> None:
-        if isinstance(node, nodes.Attribute):
-            if node.attrname != "cuda" or qualified_name(node) != CUDA_VERSION:
-                return
-        elif not _getattr_cuda_version(node):
+        if not _is_cuda_version(node):
             return
         self._judge(node, node, lambda e: e is node or _is_cuda_version(e), ctx)
         for use in _alias_uses(node):

@@ -194,7 +194,6 @@ def _fold_uses_into_imports(ctx: ModuleContext, reported: list) -> None:
 _DEVICE_STRING_RULES = frozenset({"NPU110", "NPU111"})
 # ... and those that choose the device a test of CUDA's availability guards (with Lightning's "gpu").
 _DEVICE_CHOICE_RULES = _DEVICE_STRING_RULES | {"NPU113"}
-_STRICTNESS = (Applicability.SAFE, Applicability.UNSAFE, Applicability.DISPLAY_ONLY)
 
 
 def _fold_device_arguments(ctx: ModuleContext, reported: list) -> None:
@@ -216,7 +215,7 @@ def _fold_device_arguments(ctx: ModuleContext, reported: list) -> None:
             if other.code not in _DEVICE_STRING_RULES or id(other) in dropped or other.fix is None \
                     or not other.fix.edits or not any(s <= other.start and other.end <= e for s, e in spans):
                 continue
-            applicability = max(merged.fix.applicability, other.fix.applicability, key=_STRICTNESS.index)
+            applicability = Applicability.least_safe(merged.fix.applicability, other.fix.applicability)
             fix = Fix(applicability, f"{merged.fix.message}; {other.fix.message[:1].lower()}{other.fix.message[1:]}",
                       tuple(sorted(set(merged.fix.edits) | set(other.fix.edits))))
             related = Related(other.start, other.end, f"{other.code}: {other.message}")
@@ -241,7 +240,7 @@ def _no_safer_than_guarded_devices(ctx: ModuleContext, reported: list) -> None:
         for other in ctx.findings:
             if other.code in _DEVICE_CHOICE_RULES and any(s <= other.start and other.end <= e for s, e in spans):
                 guarded = other.fix.applicability if other.fix and other.fix.edits else Applicability.DISPLAY_ONLY
-                applicability = max(applicability, guarded, key=_STRICTNESS.index)
+                applicability = Applicability.least_safe(applicability, guarded)
         if applicability is not finding.fix.applicability:
             changed[id(finding)] = dataclasses.replace(
                 finding, fix=dataclasses.replace(finding.fix, applicability=applicability))

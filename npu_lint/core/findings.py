@@ -31,6 +31,14 @@ class Applicability(str, enum.Enum):
     UNSAFE = "unsafe"
     DISPLAY_ONLY = "display-only"
 
+    @staticmethod
+    def least_safe(*levels: "Applicability") -> "Applicability":
+        """The strictest of these levels: a fix made of parts is no safer than its least safe part."""
+        return max(levels, key=_APPLICABILITY_ORDER.index)
+
+
+_APPLICABILITY_ORDER = (Applicability.SAFE, Applicability.UNSAFE, Applicability.DISPLAY_ONLY)
+
 
 @dataclasses.dataclass(frozen=True, order=True)
 class Position:
