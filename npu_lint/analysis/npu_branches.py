@@ -161,8 +161,11 @@ def _about_devices(test: nodes.NodeNG) -> bool:
     for word in _words(test):
         if _DEVICE_WORDS.intersection(identifier_words(word)):
             return True
-    return any(isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_STRING.match(node.value)
-               for node in test.nodes_of_class(nodes.Const))
+    return any(_is_cuda_string(node) for node in test.nodes_of_class(nodes.Const))
+
+
+def _is_cuda_string(node: nodes.NodeNG) -> bool:
+    return isinstance(node, nodes.Const) and isinstance(node.value, str) and bool(_CUDA_STRING.match(node.value))
 
 
 def _cuda_probe_beside_npu_probe(statement: nodes.If) -> bool:
@@ -190,8 +193,7 @@ def _tests_cuda_device(test: nodes.NodeNG) -> bool:
     NPU whatever else the device is."""
     if not isinstance(test, nodes.Compare) or len(test.ops) != 1 or test.ops[0][0] not in ("==", "in", "is"):
         return False
-    return any(isinstance(side, nodes.Const) and isinstance(side.value, str) and _CUDA_STRING.match(side.value)
-               for side in (test.left, test.ops[0][1]))
+    return _is_cuda_string(test.left) or _is_cuda_string(test.ops[0][1])
 
 
 def _after_npu_exit(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> bool:
