@@ -271,6 +271,10 @@ def main(argv: list[str] | None = None) -> int:
                              "(default: made once in the cache folder)")
     parser.add_argument("--skip", default="",
                         help="comma-separated parts to leave out: floor,check,jobs,cache,flake8,small,pylint")
+    parser.add_argument("--instructions", default="",
+                        help="comma-separated targets to count instructions of as well, once per command under "
+                             "valgrind's callgrind (no other process's load changes a count): check, small, "
+                             "flake8 (check takes about ten minutes)")
     parser.add_argument("--from-json", type=Path, help="print the table of an earlier run's JSON and exit")
     parser.add_argument("--reference", type=Path,
                         help="findings of an earlier version (a file written by --save-reference): the table "
@@ -372,9 +376,10 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 shutil.rmtree(cache_dir, ignore_errors=True)
 
+    instructions = count_instructions(commands, set(filter(None, args.instructions.split(","))), work)
     medians = {name: median_of(runs) for name, runs in results.items() if runs}
     report = {
-        "machine": machine(), "started": started, "finished": {"load": load()},
+        "instructions": instructions, "machine": machine(), "started": started, "finished": {"load": load()},
         "files": len(files), "bytes": sum(f.stat().st_size for f in files),
         "roots": [str(Path(*r.parts[-2:])) if r.name in ("examples", "src") else r.name for r in roots],
         "pylint_subset": subset_label, "runs": args.runs, "medians": medians,
@@ -390,6 +395,52 @@ def main(argv: list[str] | None = None) -> int:
     print(table(report))
     print(f"\nJSON: {target}")
     return 0
+
+
+# target -> the commands whose instructions it compares (single processes: callgrind follows no child)
+INSTRUCTION_PAIRS = {"check": ("check_j1", "floor"), "small": ("small_check", "small_flake8_plain"),
+                     "flake8": ("flake8_unselected", "flake8_plain")}
+
+
+def count_instructions(commands: dict, wanted: set[str], cwd: Path) -> dict[str, int]:
+    """Instructions each command of the wanted targets executes, counted by callgrind.
+
+    On a shared machine wall and CPU time move with the neighbours' load (here `check` took
+    10.5 to 14.5 s within one run); an instruction count does not, so a ratio of counts shows
+    whether a change made the work smaller. Needs `valgrind`; without it, nothing is counted."""
+    unknown = wanted - set(INSTRUCTION_PAIRS)
+    if unknown:
+        raise SystemExit(f"--instructions: unknown target(s) {', '.join(sorted(unknown))}; "
+                         f"choose from {', '.join(INSTRUCTION_PAIRS)}")
+    if not wanted:
+        return {}
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        print("--instructions: valgrind is not installed; no instructions counted", file=sys.stderr)
+        return {}
+    counts: dict[str, int] = {}
+    for name in sorted({name for target in wanted for name in INSTRUCTION_PAIRS[target]}):
+        if name not in commands:
+            continue
+        process = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", *commands[name][0]],
+                                 cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace")
+        collected = [line.rsplit(":", 1)[1] for line in process.stderr.splitlines() if "Collected :" in line]
+        if collected:
+            counts[name] = int(collected[-1].strip())
+            print(f"instructions {name}: {counts[name]:,}", file=sys.stderr, flush=True)
+    return counts
+
+
+def instruction_ratios(counts: dict[str, int]) -> list[str]:
+    """Table rows: each counted target's ratio of instructions against its target."""
+    rows = []
+    for label, measured, baseline, target, kind in TARGETS:
+        if measured in counts and baseline in counts:
+            value = counts[measured] / counts[baseline]
+            met = value <= target if kind == "max" else value >= target
+            rows.append(f"| {label} | {counts[measured] / 1e9:.2f} G / {counts[baseline] / 1e9:.2f} G | {value:.2f} | "
+                        f"{'<=' if kind == 'max' else '>='} {target} | {'yes' if met else 'no'} |")
+    return rows
 
 
 def findings_of(output: Path) -> list[list]:
@@ -465,6 +516,10 @@ def table(report: dict) -> str:
         ok = yes(peak <= report["memory_target_mb"])
         lines.append(f"| peak memory of npu-lint check --jobs 1 (MB) | {peak:.0f} | | | <= {report['memory_target_mb']} | "
                      f"{ok} |")
+    counted = instruction_ratios(report.get("instructions") or {})
+    if counted:
+        lines += ["", "| target, in instructions (callgrind) | measured / baseline | ratio | target | met |",
+                  "| --- | ---: | ---: | --- | --- |", *counted]
     f = report["astroid_fraction"]
     share = lambda part, whole: f"{part / max(whole, 1):.0%}"  # noqa: E731
     lines += ["", f"files passing the trigger-word text scan: {f['text_scan']} of {f['files']} "
