@@ -24,6 +24,7 @@ from npu_lint.config.settings import Settings
 from npu_lint.core.findings import Finding
 from npu_lint.core.rule import Rule
 from npu_lint.knowledge import torch_model
+from npu_lint.engine.builtins_bootstrap import bootstrap_builtins
 from npu_lint.engine.suppression import Suppressions
 from npu_lint.knowledge.loader import rules_with_extensions
 
@@ -60,6 +61,7 @@ class Engine:
         torch_model.install()
         if harden:
             harden_astroid()
+        self.harden = harden
         self.settings = settings
         if rules is None:
             rules = rules_with_extensions(settings.extend_rules)
@@ -117,6 +119,8 @@ class Engine:
             active = self.active_checks(words)
             if not active:
                 return CheckResult([], [])
+            if self.harden:  # a process of npu-lint's own: its quicker model of builtins
+                bootstrap_builtins()
             module = build_module(text, path, tree)
             module_facts.attach(module, words.facts)
         except (astroid.AstroidBuildingError, RecursionError, MemoryError, ValueError) as exc:
