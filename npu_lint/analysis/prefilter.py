@@ -23,7 +23,7 @@ from npu_lint.analysis.star_imports import StarImport
 _SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 # Fields that never hold a node (names, flags, contexts): not worth a getattr on every node.
 _SCALAR_FIELDS = frozenset({"ctx", "id", "attr", "name", "arg", "asname", "module", "level", "kind",
-                            "type_comment", "is_async", "conversion", "simple"})
+                            "type_comment", "is_async", "conversion", "simple", "op", "ops", "type_ignores"})
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -108,17 +108,24 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
                 docstrings.add(id(first.value))
         fields = child_fields.get(kind)
         if fields is None:
-            fields = child_fields[kind] = tuple(f for f in kind._fields if f not in _SCALAR_FIELDS)
+            fields = child_fields[kind] = _child_fields(kind)
         for field in fields:
             value = getattr(node, field, None)
             if type(value) is list:
-                stack.extend(item for item in value if isinstance(item, node_class))
+                stack.extend(value)  # a few lists hold a name or None (`global`, `{**d}`): no fields
             elif isinstance(value, node_class):
                 stack.append(value)
     facts = ModuleFacts(frozenset(import_bound), {k: frozenset(v) for k, v in call_roots.items()},
                         tuple(sorted(stars, key=lambda star: star.line)), frozenset(imported))
     strings.append("")
     return TreeWords(identifiers, attributes, called, "\x00" + "\x00".join(strings), facts, tree, {})
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node type that may hold nodes; none for what is not a node."""
+    if not issubclass(kind, ast.AST):
+        return ()
+    return tuple(f for f in kind._fields if f not in _SCALAR_FIELDS)
 
 
 def _call_root(call: ast.Call) -> str:
@@ -141,7 +148,10 @@ class Triggers:
         self.names = frozenset(t for t in triggers if isinstance(t, str) and t[0] not in ".(")
         self.attributes = frozenset(t[1:] for t in triggers if isinstance(t, str) and t[0] == ".")
         self.calls = frozenset(t[1:] for t in triggers if isinstance(t, str) and t[0] == "(")
-        self.groups = tuple(t for t in triggers if isinstance(t, tuple))
+        # A group's plain words first, as one subset test: most groups fail there, before any
+        # special word (and the lazily computed `qualified_names`) is asked about.
+        self.groups = tuple((frozenset(w for w in t if w[0] not in _SPECIAL), tuple(w for w in t if w[0] in _SPECIAL))
+                            for t in triggers if isinstance(t, tuple))
         self.strings = tuple("\x00" + t[1:] if t.startswith("^") else t for t in sorted(string_triggers))
 
     def could_fire(self, words: TreeWords) -> bool:
@@ -151,13 +161,16 @@ class Triggers:
             return True
         if self.calls and any(word in attributes for word in self.calls.intersection(words.called)):
             return True
-        for group in self.groups:
-            if all(_shows(word, words) for word in group):
+        for plain, special in self.groups:
+            if plain <= identifiers and all(_shows(word, words) for word in special):
                 return True
         if not self.strings:
             return False
         strings = words.strings
         return any(piece in strings for piece in self.strings)
+
+
+_SPECIAL = ".('@"  # the first character of a trigger word that is not matched as a plain identifier
 
 
 def _shows(word: str, words: TreeWords) -> bool:
@@ -225,11 +238,11 @@ def _qualified_names(tree: ast.AST, import_bound: frozenset[str]) -> frozenset[s
             continue
         fields = child_fields.get(kind)
         if fields is None:
-            fields = child_fields[kind] = tuple(f for f in kind._fields if f not in _SCALAR_FIELDS)
+            fields = child_fields[kind] = _child_fields(kind)
         for field in fields:
             value = getattr(node, field, None)
             if type(value) is list:
-                stack.extend(item for item in value if isinstance(item, node_class))
+                stack.extend(value)  # a few lists hold a name or None (`global`, `{**d}`): no fields
             elif isinstance(value, node_class):
                 stack.append(value)
     return frozenset(normalize_api(bound + suffix) for root, suffix in chains for bound in bindings.get(root, ()))
