@@ -269,6 +269,21 @@ def test_installed_library_without_summary_is_analysed_and_cached(tmp_path, monk
         installed_libraries.installed_summary.cache_clear()
 
 
+@pytest.mark.parametrize("distribution", ["fakelib", "py-fake-lib"])
+def test_the_version_comes_from_the_distribution_by_name_or_by_its_top_level_modules(tmp_path, distribution):
+    """Found by the metadata folder's name (most libraries) or, for a library distributed under
+    another name (`yaml` in PyYAML), by the modules it installs."""
+    site = tmp_path / "site"
+    _install_fake(site)
+    (site / "fakelib-1.2.dist-info").rename(site / f"{distribution.replace('-', '_')}-1.2.dist-info")
+    metadata = site / f"{distribution.replace('-', '_')}-1.2.dist-info" / "METADATA"
+    metadata.write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: 1.2\n")
+    (site / "otherlib-3.0.dist-info").mkdir()
+    (site / "otherlib-3.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: otherlib\nVersion: 3.0\n")
+    assert installed_libraries._version(site, "fakelib") == "1.2"
+    assert installed_libraries._version(site, "missinglib") is None
+
+
 def test_a_folder_without_distribution_metadata_is_the_users_code(tmp_path, monkeypatch):
     site = tmp_path / "site"
     _install_fake(site)

@@ -74,6 +74,10 @@ def _version(site: Path, package: str) -> str | None:
 
     wanted = re.sub(r"[-_.]+", "_", package).lower()
     try:
+        # Most libraries are distributed under their import name: found by the metadata folder's
+        # name, without reading every distribution's metadata (50-100 ms in a small environment).
+        for dist in importlib.metadata.distributions(name=package, path=[str(site)]):
+            return dist.version
         for dist in importlib.metadata.distributions(path=[str(site)]):
             name = re.sub(r"[-_.]+", "_", dist.metadata.get("Name") or "").lower()
             top_level = (dist.read_text("top_level.txt") or "").split()
