@@ -18,14 +18,35 @@ _SEVERITY_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
 class ModuleContext:
-    def __init__(self, module: nodes.Module, text: str, settings: Settings, catalog: tuple[Rule, ...] = ()):
+    def __init__(self, module: nodes.Module, text: str, settings: Settings, catalog: tuple[Rule, ...] = (),
+                 walked: list[nodes.NodeNG] | None = None):
         self.module = module
+        self._walked = walked  # every node of the module in source order, when the engine has them
+        self._by_type: dict[type, list[nodes.NodeNG]] | None = None
+        self._by_types: dict[tuple[type, ...], list[nodes.NodeNG]] = {}
         self.catalog = catalog  # every rule the engine knows (shipped and extend-rules), enabled or not
         self.text = text
         self.index = LineIndex(text)
         self.settings = settings
         self.findings: list[Finding] = []
         self.scratch: dict = {}  # per-module state of checks, keyed by check
+
+    def nodes_of(self, types: type | tuple[type, ...]) -> list[nodes.NodeNG]:
+        """The module's nodes of these types (or their subclasses) in source order, as
+        `module.nodes_of_class(types)` gives them: sorted by type once per module, so that each
+        question costs a lookup instead of a walk of the whole tree. The list is shared: read it only."""
+        if self._walked is None:
+            self._walked = list(self.module.nodes_of_class(nodes.NodeNG))
+        if self._by_type is None:
+            self._by_type = {}
+            for node in self._walked:
+                self._by_type.setdefault(type(node), []).append(node)
+        kinds = [kind for kind in self._by_type if issubclass(kind, types)]
+        if len(kinds) <= 1:
+            return self._by_type[kinds[0]] if kinds else []
+        if types not in self._by_types:  # several kinds: one pass keeps the source order between them
+            self._by_types[types] = [node for node in self._walked if isinstance(node, types)]
+        return self._by_types[types]
 
     def torch_npu_import_edits(self, node: nodes.NodeNG | None = None, bind: bool = False) -> tuple[Edit, ...]:
         """The edit that adds `import torch_npu` for a fix at `node`, or none.

@@ -20,7 +20,7 @@ _KEY = "cuda_object_uses"
 def object_uses(ctx: ModuleContext) -> dict[nodes.Call, list[nodes.Call]]:
     """Creation call -> the method calls on the object it made (cached)."""
     if _KEY not in ctx.scratch:
-        ctx.scratch[_KEY] = _link(ctx.module)
+        ctx.scratch[_KEY] = _link(ctx)
     return ctx.scratch[_KEY]
 
 
@@ -45,18 +45,18 @@ def made_only_off_npu_path(receiver: nodes.Name) -> bool:
     return bool(made) and all(off_npu_path(call) for call in made)
 
 
-def _creations(module: nodes.Module):
-    for assign in module.nodes_of_class(nodes.Assign):
+def _creations(ctx: ModuleContext):
+    for assign in ctx.nodes_of(nodes.Assign):
         value = assign.value
         if isinstance(value, nodes.Call) and is_cuda_name(qualified_name(value.func) or ""):
             for target in assign.targets:
                 yield target, value
 
 
-def _link(module: nodes.Module) -> dict[nodes.Call, list[nodes.Call]]:
+def _link(ctx: ModuleContext) -> dict[nodes.Call, list[nodes.Call]]:
     local: dict[nodes.AssignName, nodes.Call] = {}
     attributes: dict[tuple[nodes.ClassDef, str], nodes.Call] = {}
-    for target, call in _creations(module):
+    for target, call in _creations(ctx):
         if isinstance(target, nodes.AssignName):
             local[target] = call
         elif isinstance(target, nodes.AssignAttr) and is_method_self(target.expr):
@@ -67,7 +67,7 @@ def _link(module: nodes.Module) -> dict[nodes.Call, list[nodes.Call]]:
     names = {target.name for target in local}
     attrs = {attrname for _cls, attrname in attributes}
     links: dict[nodes.Call, list[nodes.Call]] = {}
-    for call in module.nodes_of_class(nodes.Call):
+    for call in ctx.nodes_of(nodes.Call):
         func = call.func
         if not isinstance(func, nodes.Attribute):
             continue

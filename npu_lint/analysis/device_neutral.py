@@ -93,7 +93,7 @@ def _amp_import_bundle(ctx: ModuleContext, stmt: nodes.ImportFrom, release: str)
         return None
     edits = [Edit(span[0], span[1], "torch.amp")]
     bound = {alias or name for name, alias in stmt.names}
-    for node in ctx.module.nodes_of_class(nodes.Name):
+    for node in ctx.nodes_of(nodes.Name):
         if node.name not in bound:
             continue
         try:

@@ -43,7 +43,7 @@ def library_uses(ctx: ModuleContext, modules: tuple[str, ...]) -> list[LibraryUs
     if key not in ctx.scratch:
         # Most modules that reach here never import a library: a text scan spares the tree walks.
         named = _import_statement(modules).search(ctx.text) is not None
-        ctx.scratch[key] = _Resolver(ctx.module, _library_of(modules), _parents(modules)).uses() if named else []
+        ctx.scratch[key] = _Resolver(ctx, _library_of(modules), _parents(modules)).uses() if named else []
     return ctx.scratch[key]
 
 
@@ -73,8 +73,8 @@ def _library_of(modules: tuple[str, ...]) -> LibraryOf:
 
 
 class _Resolver:
-    def __init__(self, module: nodes.Module, library_of: LibraryOf, parents: frozenset[str] = frozenset()):
-        self.module = module
+    def __init__(self, ctx: ModuleContext, library_of: LibraryOf, parents: frozenset[str] = frozenset()):
+        self.nodes_of = ctx.nodes_of
         self.library_of = library_of
         self.parents = parents
         self.candidates = self._candidate_names()
@@ -86,7 +86,7 @@ class _Resolver:
     def _candidate_names(self) -> set[str]:
         """Local names that a library import or an alias of one binds: only these are looked up."""
         names: set[str] = set()
-        for stmt in self.module.nodes_of_class((nodes.Import, nodes.ImportFrom)):
+        for stmt in self.nodes_of((nodes.Import, nodes.ImportFrom)):
             for name, alias in stmt.names:
                 local = alias or name.split(".", 1)[0]
                 bound = imported_name(stmt, local)
@@ -94,7 +94,7 @@ class _Resolver:
                     names.add(local)
         if not names:
             return names
-        assigns = [a for a in self.module.nodes_of_class(nodes.Assign) if chain_root(a.value) is not None]
+        assigns = [a for a in self.nodes_of(nodes.Assign) if chain_root(a.value) is not None]
         for _ in range(MAX_ALIAS_DEPTH):
             added = {
                 target.name
@@ -162,7 +162,7 @@ class _Resolver:
         if not self.candidates:
             return []
         found = []
-        for name in self.module.nodes_of_class(nodes.Name):
+        for name in self.nodes_of(nodes.Name):
             if name.name not in self.candidates:
                 continue
             top = outermost_attribute(name)

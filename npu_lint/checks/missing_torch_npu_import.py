@@ -51,7 +51,7 @@ class MissingTorchNpuImport(Check):
         if stmt is None or loads_torch_npu_through_project(ctx.module):
             return
         target = release_data.facts(self.settings.release)
-        consequence, severity = _consequence(target, turns_autoload_off(ctx.module))
+        consequence, severity = _consequence(target, turns_autoload_off(ctx))
         ctx.report(self.rule, stmt, edits=ctx.torch_npu_import_edits(), severity=severity,
                    consequence=consequence)
 
@@ -67,10 +67,10 @@ def _consequence(target: release_data.ReleaseFacts, autoload_off: bool) -> tuple
             f"so the explicit import is Ascend's documented step rather than a must"), Severity.INFO
 
 
-def turns_autoload_off(module: nodes.Module) -> bool:
+def turns_autoload_off(ctx: ModuleContext) -> bool:
     """`os.environ["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"`, `os.environ.setdefault(..., "0")`,
     `os.putenv(..., "0")`: any value but "1" turns torch's backend loading off."""
-    for node in module.nodes_of_class((nodes.Assign, nodes.Call)):
+    for node in ctx.nodes_of((nodes.Assign, nodes.Call)):
         if isinstance(node, nodes.Assign):
             for target in node.targets:
                 if isinstance(target, nodes.Subscript) and _is_switch(target.slice):

@@ -159,7 +159,7 @@ class Engine:
         """Walk the module once with the active checks (all when not given); every check's
         `leave_module` runs, since module-wide checks also judge other rules' findings.
         `order` is the module's `walk`, when the caller has it already."""
-        ctx = ModuleContext(module, text, self.settings, self.catalog)
+        ctx = ModuleContext(module, text, self.settings, self.catalog, order)
         by_type = self.by_type
         if active is not None and len(active) < len(self.checks):
             by_type = self._by_type_for(active)
