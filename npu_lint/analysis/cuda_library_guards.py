@@ -37,7 +37,7 @@ from typing import Iterator
 
 from astroid import nodes
 
-from npu_lint.analysis.cuda_builds import cuda_build_keyword
+from npu_lint.analysis.cuda_builds import cuda_build_argument
 from npu_lint.analysis.cuda_kernels import kernel_names, runs_cuda_kernel
 from npu_lint.analysis.names import identifier_words, qualified_name, statements_after
 from npu_lint.knowledge.library_advice import table
@@ -220,7 +220,7 @@ def _names_library(tree: nodes.NodeNG) -> bool:
             return True
         if isinstance(node, nodes.Attribute) and _spells_library(node.attrname):
             return True
-        if isinstance(node, nodes.Call) and cuda_build_keyword(node) is not None:
+        if isinstance(node, nodes.Call) and cuda_build_argument(node) is not None:
             return True  # a CUDA kernel built at run time (NPU412): `if not cuda: raise` keeps nvcc away
     return False
 
