@@ -236,7 +236,8 @@ def _library(qname: str) -> bool:
 
 
 def _bound_by_import_call(name: nodes.Name) -> bool:
-    """`cp, has_cp = optional_import("cupy")`, `xf = importlib.import_module("xformers")`."""
+    """`cp, has_cp = optional_import("cupy")`, `xf = importlib.import_module("xformers")`, or an
+    extension built from CUDA sources (basicsr's `deform_conv_ext = load(..., sources=[...".cu"])`)."""
     try:
         _scope, assignments = name.lookup(name.name)
     except Exception:  # astroid raises assorted errors on odd scopes
@@ -246,6 +247,9 @@ def _bound_by_import_call(name: nodes.Name) -> bool:
             continue  # `__file__` and other module attributes astroid makes up: no statement
         statement = assignment.statement()
         value = getattr(statement, "value", None)
+        if isinstance(statement, nodes.Assign) and isinstance(value, nodes.Call) \
+                and cuda_build_argument(value) is not None:
+            return True
         if isinstance(statement, nodes.Assign) and isinstance(value, nodes.Call) and value.args:
             first = value.args[0]
             if isinstance(first, nodes.Const) and isinstance(first.value, str) and _library(first.value):
