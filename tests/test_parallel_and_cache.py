@@ -300,3 +300,33 @@ def test_a_project_module_that_starts_importing_torch_npu_misses_the_cache(tmp_p
     (tree / "mypkg" / "devices.py").write_text("import torch\nimport torch_npu\n")
     code, out = counted(str(script))
     assert counted.linted == ["train.py"] and "NPU120" not in out
+
+
+def test_a_changed_module_of_the_folder_misses_the_cache(tmp_path, counted):
+    # A CUDA class whose NPU sibling lives in another module of its folder is left alone
+    # (analysis/npu_siblings.py; ColossalAI's accelerator/ layout): writing or deleting that
+    # sibling changes the findings of the unchanged CUDA module.
+    folder = tmp_path / "tree" / "accelerator"
+    folder.mkdir(parents=True)
+    cuda_module = folder / "cuda_accelerator.py"
+    cuda_module.write_text("import torch\n\nfrom .base import BaseAccelerator\n\n\n"
+                           "class CudaAccelerator(BaseAccelerator):\n"
+                           "    def synchronize(self):\n        torch.cuda.synchronize()\n")
+    (folder / "cpu_accelerator.py").write_text("from .base import BaseAccelerator\n\n\n"
+                                               "class CpuAccelerator(BaseAccelerator):\n    pass\n")
+    code, out = counted(str(cuda_module))
+    assert code == 1 and "NPU101" in out
+    assert counted(str(cuda_module)) == (code, out) and counted.linted == []
+    sibling = folder / "npu_accelerator.py"
+    sibling.write_text("from .base import BaseAccelerator\n\n\nclass NpuAccelerator(BaseAccelerator):\n    pass\n")
+    code, out = counted(str(cuda_module))
+    assert counted.linted == ["cuda_accelerator.py"] and code == 0
+    assert counted(str(cuda_module)) == (code, out) and counted.linted == []
+    sibling.write_text("from .base import BaseAccelerator\n\n\nclass NpuAccelerator:\n    pass\n")
+    code, out = counted(str(cuda_module))
+    assert counted.linted == ["cuda_accelerator.py"] and code == 1
+    sibling.unlink()
+    (folder / "ascend_accelerator.py").write_text(
+        "from .base import BaseAccelerator\n\n\nclass AscendAccelerator(BaseAccelerator):\n    pass\n")
+    code, out = counted(str(cuda_module))
+    assert counted.linted == ["cuda_accelerator.py"] and code == 0

@@ -86,3 +86,31 @@ def test_argument_kind_needs_a_call_and_names_the_argument():
                                      "match: {calls: [torch.foo], argument: x, position: first}"), "bad.yaml")
     [rule] = parse_rule_file(text.replace("match: {symbols: [torch.foo]}", "match: {any_call: [torch.foo]}"), "ok.yaml")
     assert rule.match == {"any_call": ["torch.foo"]}
+
+
+STRING_RULE = GOOD.replace("kind: symbol", "kind: string").replace(
+    "match: {symbols: [torch.foo]}", "match: {pattern: '^nccl_custom$', triggers: [nccl_custom]}")
+
+
+@pytest.mark.parametrize(
+    "change, field, problem",
+    [
+        (('message: "m"', 'message: "`{value}` is not in torch_npu {release}"'), "message",
+         "unknown placeholder {release} (a string rule fills in: agnostic, fix_message, replacement, value)"),
+        (('message: "m"', 'message: "{value} {}"'), "message", "a placeholder needs a name"),
+        (('message: "m"', 'message: "{value"'), "message", "not a valid template"),
+        (('message: "m"', 'message: "m"\n    fix: {applicability: unsafe, message: "use {npu_name}"}'),
+         "fix.message", "unknown placeholder {npu_name}"),
+    ],
+)
+def test_a_placeholder_the_kind_does_not_fill_is_rejected_when_loading(change, field, problem):
+    # It used to fail at run time, as an internal error on every file the rule matched.
+    with pytest.raises(RuleDataError) as info:
+        parse_rule_file(STRING_RULE.replace(*change), "bad.yaml")
+    assert f"field '{field}'" in str(info.value) and problem in str(info.value)
+
+
+def test_the_placeholders_a_kind_fills_and_doubled_braces_load():
+    text = STRING_RULE.replace('message: "m"', 'message: "`{value}` -> `{replacement}` {{literal}}"')
+    [rule] = parse_rule_file(text, "good.yaml")
+    assert rule.format_message(value="a", replacement="b") == "`a` -> `b` {literal}"

@@ -190,3 +190,13 @@ def test_float64_written_once_is_said_once_at_the_call_nearest_to_it():
     assert [message.split(":")[0] for _line, message in mean[3]] == [
         "`torch.Tensor.sum` computes on this float64 result too", "NPU606"]
     assert [message.split(":")[0] for _line, message in said[1][3]] == ["NPU606"]
+
+
+def test_a_library_imported_in_many_places_is_one_finding_with_the_others_related():
+    # accelerate 0.34.2 tests/test_quantization.py: bitsandbytes imported in eleven tests.
+    text = ("import torch\n\n\ndef test_a():\n    from bitsandbytes.nn import Int8Params\n    return Int8Params\n\n\n"
+            "def test_b():\n    import bitsandbytes as bnb\n    return bnb\n")
+    findings = [f for f in Engine(Settings()).check_text(text).findings if f.code == "NPU401"]
+    assert [f.start.line for f in findings] == [5]
+    assert [(r.start.line, r.message) for r in findings[0].related if "imported here" in r.message] == [
+        (10, "`bitsandbytes` is imported here too")]

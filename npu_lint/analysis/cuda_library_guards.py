@@ -15,6 +15,11 @@
         if not torch.cuda.is_available():
             return False
     loss = loss_gpu if x.is_cuda else loss_cpu    or the project's CUDA code over its CPU twin
+    if not x.is_cuda:                            or a Triton/Helion kernel of the module
+        return super().forward(x)                (analysis/cuda_kernels.py), also through a
+    return fused_rope(x)                         function that returns the test
+    @torch.library.custom_op("ns::op", device_types="cuda")   the device such a kernel is
+    def op(x): _kernel[grid](x)                               registered for
 
 On the NPU such a test is False and the code takes its other path (numpy, torch), which is what
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
@@ -32,7 +37,8 @@ from typing import Iterator
 
 from astroid import nodes
 
-from npu_lint.analysis.cuda_builds import cuda_build_keyword
+from npu_lint.analysis.cuda_builds import cuda_build_argument
+from npu_lint.analysis.cuda_kernels import kernel_names, runs_cuda_kernel
 from npu_lint.analysis.names import identifier_words, qualified_name, statements_after
 from npu_lint.knowledge.library_advice import table
 
@@ -56,7 +62,39 @@ def guards_cuda_library(node: nodes.NodeNG) -> bool:
                 _guards(use) for use in _uses(target)
             )
         return False
-    return _guards(test) or _probe_answers_no(test)
+    return _guards(test) or _probe_answers_no(test) or _returned_test_guards(test)
+
+
+def registers_cuda_kernel(node: nodes.NodeNG) -> bool:
+    """Is `node` (a "cuda" string) the device that a decorator such as `torch.library.custom_op(...,
+    device_types="cuda")` or `@op.register_kernel("cuda")` registers a CUDA kernel's function for?"""
+    parent = node.parent
+    if isinstance(parent, (nodes.Tuple, nodes.List)):
+        parent = parent.parent
+    if isinstance(parent, nodes.Keyword):
+        parent = parent.parent
+    if not isinstance(parent, nodes.Call):
+        return False
+    decorators = parent.parent
+    function = decorators.parent if isinstance(decorators, nodes.Decorators) else None
+    return isinstance(function, nodes.FunctionDef) and runs_cuda_kernel(function)
+
+
+def _returned_test_guards(test: nodes.NodeNG) -> bool:
+    """`def _eligible(x): return x.is_cuda and x.ndim == 4` (torchtitan's helion_rope.py): the
+    test is the function's answer, and a call of it guards a CUDA kernel."""
+    statement = test.parent
+    if not (isinstance(statement, nodes.Return) and statement.value is test):
+        return False
+    function = statement.scope()
+    if not isinstance(function, nodes.FunctionDef) or not kernel_names(function.root()):
+        return False  # only modules with a kernel of their own, so most never look for calls
+    for call in function.root().nodes_of_class(nodes.Call):
+        callee = call.func
+        name = callee.name if isinstance(callee, nodes.Name) else getattr(callee, "attrname", None)
+        if name == function.name and _guards(call):
+            return True
+    return False
 
 
 def _probe_answers_no(test: nodes.NodeNG) -> bool:
@@ -166,6 +204,7 @@ def _uses(target: nodes.AssignName) -> Iterator[nodes.Name]:
 
 
 def _names_library(tree: nodes.NodeNG) -> bool:
+    kernels = kernel_names(tree.root())
     for node in _walk(tree):
         if isinstance(node, nodes.Import) and any(_library(name) for name, _alias in node.names):
             return True
@@ -175,11 +214,13 @@ def _names_library(tree: nodes.NodeNG) -> bool:
             qname = qualified_name(node)
             if qname is not None and _library(qname):
                 return True
+        if isinstance(node, nodes.Name) and node.name in kernels:
+            return True  # a function or class of this module that runs a Triton/Helion kernel
         if isinstance(node, nodes.Name) and (_spells_library(node.name) or _bound_by_import_call(node)):
             return True
         if isinstance(node, nodes.Attribute) and _spells_library(node.attrname):
             return True
-        if isinstance(node, nodes.Call) and cuda_build_keyword(node) is not None:
+        if isinstance(node, nodes.Call) and cuda_build_argument(node) is not None:
             return True  # a CUDA kernel built at run time (NPU412): `if not cuda: raise` keeps nvcc away
     return False
 
@@ -195,7 +236,8 @@ def _library(qname: str) -> bool:
 
 
 def _bound_by_import_call(name: nodes.Name) -> bool:
-    """`cp, has_cp = optional_import("cupy")`, `xf = importlib.import_module("xformers")`."""
+    """`cp, has_cp = optional_import("cupy")`, `xf = importlib.import_module("xformers")`, or an
+    extension built from CUDA sources (basicsr's `deform_conv_ext = load(..., sources=[...".cu"])`)."""
     try:
         _scope, assignments = name.lookup(name.name)
     except Exception:  # astroid raises assorted errors on odd scopes
@@ -205,6 +247,9 @@ def _bound_by_import_call(name: nodes.Name) -> bool:
             continue  # `__file__` and other module attributes astroid makes up: no statement
         statement = assignment.statement()
         value = getattr(statement, "value", None)
+        if isinstance(statement, nodes.Assign) and isinstance(value, nodes.Call) \
+                and cuda_build_argument(value) is not None:
+            return True
         if isinstance(statement, nodes.Assign) and isinstance(value, nodes.Call) and value.args:
             first = value.args[0]
             if isinstance(first, nodes.Const) and isinstance(first.value, str) and _library(first.value):

@@ -16,12 +16,14 @@ that probes CUDA first (ColossalAI's accelerator order) runs the CUDA class on t
 A class is the CUDA member of such a family when its name has a `cuda` or `gpu` word and a class
 whose name has an `npu` or `ascend` word shares one of its bases (not a generic one such as
 `ABC` or `nn.Module`), in the same module or in a module of the same folder. Those modules are
-read with Python's own `ast`, and only when they mention the NPU.
+read with Python's own `ast`, and only when they mention the NPU. `folder_modules_read` tells the
+result cache which modules a file's findings may depend on that way.
 """
 from __future__ import annotations
 
 import ast
 import os
+import re
 from typing import Optional
 
 from astroid import nodes
@@ -36,6 +38,8 @@ _GENERIC_BASES = frozenset({"object", "ABC", "Module", "Enum", "Generic", "Proto
                             "Function", "NamedTuple", "TypedDict", "Dataset", "TestCase"})
 _ATTRIBUTE = "_npu_sibling_verdict"
 MAX_CACHED = 2048
+# A class statement with bases, read from the bytes (names may be non-ASCII).
+_CLASS_WITH_BASES = re.compile(rb"^[ \t]*class[ \t]+([^\s(:]+)[ \t]*\(", re.MULTILINE)
 
 
 def in_class_with_npu_sibling(node: nodes.NodeNG) -> bool:
@@ -73,21 +77,34 @@ def _judge(classdef: nodes.ClassDef) -> bool:
     return bool(bases & _npu_bases_beside(path))
 
 
+def folder_modules_read(path: str, source: bytes) -> list[str]:
+    """The other modules of `path`'s folder that checking `source` may read for NPU siblings:
+    all of them when it defines a CUDA-named class with bases, else none."""
+    if b"class" not in source or not any(
+            _CUDA_WORDS.intersection(identifier_words(match.group(1).decode("utf-8", "replace")))
+            for match in _CLASS_WITH_BASES.finditer(source)):
+        return []
+    return sorted(_modules_beside(path))
+
+
+def _modules_beside(path: str) -> list[str]:
+    folder = os.path.dirname(os.path.abspath(path))
+    own = os.path.basename(path)
+    try:
+        return [entry.path for entry in os.scandir(folder)
+                if entry.name.endswith(".py") and entry.name != own and entry.is_file()]
+    except OSError:
+        return []
+
+
 def _names_npu(name: str) -> bool:
     return bool(_NPU_WORDS.intersection(identifier_words(name)))
 
 
 def _npu_bases_beside(path: str) -> set[str]:
     """The bases of the NPU-named classes in the other modules of `path`'s folder."""
-    folder = os.path.dirname(os.path.abspath(path))
-    own = os.path.basename(path)
-    try:
-        files = [entry.path for entry in os.scandir(folder)
-                 if entry.name.endswith(".py") and entry.name != own and entry.is_file()]
-    except OSError:
-        return set()
     found: set[str] = set()
-    for file in files:
+    for file in _modules_beside(path):
         found |= _FILE_BASES.get(file) or frozenset()
     return found
 

@@ -1,7 +1,12 @@
 """kind: import -- importing a CUDA-only library (apex, flash_attn, ...), also by a string name
-(`importlib.import_module("cupy")`, `__import__("cupy")`, monai's `optional_import("pynvml")`)."""
+(`importlib.import_module("cupy")`, `__import__("cupy")`, monai's `optional_import("pynvml")`).
+
+A module that imports one library in many places (accelerate's tests/test_quantization.py imports
+bitsandbytes in each test) gets one finding per library and advice: the first import reports, the
+others are its related locations."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Optional
 
 from astroid import nodes
@@ -10,6 +15,7 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.library_uses import library_uses
 from npu_lint.analysis.names import keyword, last_name, qualified_name
 from npu_lint.checks.base import Check
+from npu_lint.core.suppression_comments import may_hide
 
 # Functions that import the module a string names. `optional_import` is monai's (monai.utils),
 # which returns (module, flag) and a stub that raises on use when the import fails; a project's
@@ -70,9 +76,26 @@ class ImportCheck(Check):
         for name in names:
             module = self._matched(name)
             if module:
-                ctx.report(self.rule, node, module=module, suggestion=self._suggestion(imported),
-                           related=self._uses(node, ctx))
+                self._report_once(ctx, node, module, self._suggestion(imported), self._uses(node, ctx))
                 return
+
+    def _report_once(self, ctx: ModuleContext, node, module: str, suggestion: str, related: tuple) -> None:
+        """Report the first import of `module` with this advice; fold the later ones into it."""
+        count = len(ctx.findings)
+        ctx.report(self.rule, node, module=module, suggestion=suggestion, related=related)
+        if len(ctx.findings) == count:
+            return  # dropped: a branch the NPU never takes, a CUDA class beside its NPU sibling
+        said = ctx.scratch.setdefault(self, {})
+        key = (module, suggestion)
+        first = said.get(key)
+        if first is not None and any(finding is first for finding in ctx.findings):
+            ctx.findings.pop()
+            here = (ctx.related(node, f"`{module}` is imported here too"), *related)
+            said[key] = dataclasses.replace(first, related=tuple(sorted((*first.related, *here))))
+            ctx.findings[:] = [said[key] if finding is first else finding for finding in ctx.findings]
+        elif not may_hide(ctx.index.line(node.lineno), self.rule.code, self.rule.name):
+            # the engine applies `# noqa` later: a finding it hides must take no others along
+            said[key] = ctx.findings[-1]
 
     def _uses(self, node, ctx: ModuleContext) -> tuple:
         """The places that use what this import binds, shown with the import's finding."""
@@ -95,7 +118,7 @@ class ImportCheck(Check):
                     and member.value else name]
         if all(self._runs_on_npu(item) for item in imported):
             return
-        ctx.report(self.rule, call, module=module, suggestion=self._suggestion(imported))
+        self._report_once(ctx, call, module, self._suggestion(imported), ())
 
 
 def _string_imported(call: nodes.Call) -> Optional[str]:

@@ -10,10 +10,7 @@ import re
 import tokenize
 
 from npu_lint.core.findings import Finding
-
-# flake8's own pattern, so both front ends read a comment the same way.
-NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
-PYLINT_DISABLE = re.compile(r"#\s*pylint:\s*disable(?P<next>-next)?\s*=\s*(?P<names>[\w\-, ]+)")
+from npu_lint.core.suppression_comments import PYLINT_DISABLE, noqa_codes
 
 
 _MARKER = re.compile(r"noqa|pylint:", re.IGNORECASE)
@@ -37,10 +34,9 @@ class Suppressions:
         self.noqa: dict[int, frozenset[str] | None] = {}  # None: every code
         self.disabled: dict[int, frozenset[str]] = {}
         for line, comment in _comments(text):
-            match = NOQA.search(comment)
-            if match:
-                codes = match.group("codes")
-                self.noqa[line] = frozenset(c.upper() for c in re.split(r"[,\s]+", codes) if c) if codes else None
+            codes = noqa_codes(comment)
+            if codes is not False:
+                self.noqa[line] = codes
             for match in PYLINT_DISABLE.finditer(comment):
                 target = line + 1 if match.group("next") else line
                 names = frozenset(n.strip() for n in match.group("names").split(",") if n.strip())

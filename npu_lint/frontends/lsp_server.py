@@ -34,7 +34,7 @@ from npu_lint.config.files import load_settings
 from npu_lint.config.settings import Settings
 from npu_lint.core.findings import Applicability, Edit, Finding, Position, Severity
 from npu_lint.engine.engine import Problem, engine_for
-from npu_lint.engine.suppression import NOQA
+from npu_lint.core.suppression_comments import NOQA
 from npu_lint.knowledge.loader import rule_by_code
 from npu_lint.run.fixer import Fixer, fixable
 from npu_lint.run.runner import lint_text

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+import string
 from typing import Any, Iterable
 
 
@@ -38,6 +39,15 @@ KIND_REQUIRED = {
     "import": ("modules",),
     "check": ("check",),
     "argument": (),
+}
+# The placeholders each data kind's matcher fills in its messages (checks/symbol.py, method.py,
+# string.py, imports.py, argument.py); a `check` rule's named check fills its own.
+KIND_PLACEHOLDERS: dict[str, frozenset[str]] = {
+    "symbol": frozenset({"qname", "replacement", "suggestion"}),
+    "method": frozenset({"method", "replacement", "receiver", "agnostic"}),
+    "string": frozenset({"value", "replacement", "fix_message", "agnostic"}),
+    "import": frozenset({"module", "suggestion"}),
+    "argument": frozenset({"qname", "argument", "value"}),
 }
 RECEIVERS = {"tensor", "module", "unknown"}
 # Fields of a rule's `agnostic` block: what the agnostic route writes instead of the NPU fix.
@@ -113,6 +123,23 @@ def _parse_match(kind: str, raw: Any, err) -> dict:
     return raw
 
 
+def _check_template(template: str, kind: str, field: str, err) -> None:
+    """A message with a placeholder its kind never fills would fail on every finding, at run time."""
+    try:
+        parts = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise err(field, f"not a valid template ({exc}); write a literal brace as {{{{ or }}}}") from None
+    known = KIND_PLACEHOLDERS.get(kind)
+    for _text, name, _spec, _conversion in parts:
+        if name is None:
+            continue
+        base = re.split(r"[.\[]", name, maxsplit=1)[0]
+        if not base or base.isdigit():
+            raise err(field, "a placeholder needs a name, such as {value}")
+        if known is not None and base not in known:
+            raise err(field, f"unknown placeholder {{{base}}} (a {kind} rule fills in: {', '.join(sorted(known))})")
+
+
 def _parse_agnostic(raw: Any, err) -> dict | None:
     """The agnostic route's fix: its message, and what it writes (see docs/routes/agnostic.md)."""
     if raw is None:
@@ -157,6 +184,7 @@ def _parse_rule(record: Any, file: str, index: int) -> Rule:
     except ValueError:
         raise err("severity", f"must be one of {', '.join(s.value for s in Severity)}") from None
     message = _expect(record["message"], str, lambda p: err("message", p))
+    _check_template(message, kind, "message", err)
 
     doc_raw = _expect(record["doc"], dict, lambda p: err("doc", p))
     for field in doc_raw:
@@ -181,6 +209,7 @@ def _parse_rule(record: Any, file: str, index: int) -> Rule:
         extra = set(fix_raw) - {"applicability", "message"}
         if extra:
             raise err(f"fix.{sorted(extra)[0]}", "unknown field (allowed: applicability, message)")
+        _check_template(fix_message, kind, "fix.message", err)
         fix = FixSpec(applicability, fix_message)
 
     references = tuple(
@@ -191,6 +220,9 @@ def _parse_rule(record: Any, file: str, index: int) -> Rule:
     if not strategies or set(strategies) - set(STRATEGIES):
         raise err("strategies", f"a non-empty list of {', '.join(STRATEGIES)}")
     agnostic = _parse_agnostic(record.get("agnostic"), err)
+    for key in ("message", "finding"):
+        if agnostic is not None and key in agnostic:
+            _check_template(agnostic[key], kind, f"agnostic.{key}", err)
     if agnostic is not None and "agnostic" not in strategies:
         raise err("agnostic", "the rule does not serve the agnostic route (strategies)")
     step = record.get("step", DEFAULT_STEP.get(str(record["code"])[3:4], "unsupported"))

@@ -10,7 +10,9 @@ An entry is addressed by sha256(fingerprint, settings, path) and valid only whil
 the file's bytes matches the one it records (and whether the project's packaging metadata names the
 file as a console script, which decides where NPU120 goes, of the project modules whose names
 reach it through star imports, and, for an NPU120 finding, the modification times and sizes of the
-project modules its imports run, one of which may start importing torch_npu), so each file has one
+project modules its imports run, one of which may start importing torch_npu, and, for a file defining
+a CUDA-named class, the modification times and sizes of the other modules of its folder, where an
+NPU sibling class may be written or deleted), so each file has one
 entry per configuration,
 replaced when the file changes, and the folder does not grow with every edit.  The fingerprint
 covers the npu-lint version, its code, the rule data, the torch model data, astroid's and
@@ -33,6 +35,7 @@ import tempfile
 from pathlib import Path
 
 from npu_lint import __version__
+from npu_lint.analysis.npu_siblings import folder_modules_read
 from npu_lint.analysis.project_torch_npu import project_modules_reached
 from npu_lint.analysis.star_imports import star_dependencies
 from npu_lint.config.project_scripts import is_script_target
@@ -41,7 +44,8 @@ from npu_lint.engine.engine import Problem
 from npu_lint.run.runner import FileResult
 
 DEFAULT_DIR = ".npu_lint_cache"
-FORMAT = 3  # 2: entries record the star-imported modules they depend on; 3: and NPU120's project modules
+FORMAT = 4  # 2: entries record the star-imported modules they depend on; 3: and NPU120's project modules;
+# 4: and the folder's modules an NPU sibling class may be in
 # NPU120 ("this program never imports torch_npu") looks through the project's own modules for one
 # that does: its answer goes stale when one of them changes, not only when the program does.
 _PROJECT_MODULE_RULES = frozenset({"NPU120"})
@@ -204,7 +208,8 @@ class ResultCache:
                     or entry.get("prefix") != self.prefix or entry.get("content") != content_hash(data) \
                     or entry.get("script") != is_script_target(path) \
                     or not _dependencies_unchanged(entry.get("depends", [])) \
-                    or not _stamps_unchanged(entry.get("reached", [])):
+                    or not _stamps_unchanged(entry.get("reached", [])) \
+                    or entry.get("folder") != _folder_stamps(path, data):
                 raise CorruptEntry("stale")
             findings = [finding_from_json(f) for f in _typed(entry["findings"], list)]
             problems = [problem_from_json(p) for p in _typed(entry["problems"], list)]
@@ -224,6 +229,7 @@ class ResultCache:
             "script": is_script_target(path),  # a console script of its project (pyproject, setup.cfg)
             "depends": _dependencies(path, data),
             "reached": _project_stamps(path, result),
+            "folder": _folder_stamps(path, data),
             "findings": [finding_to_json(f) for f in result.findings],
             "problems": [problem_to_json(p) for p in result.problems],
         }
@@ -290,6 +296,12 @@ def _project_stamps(path: str, result: FileResult) -> list[list]:
     if not any(finding.code in _PROJECT_MODULE_RULES for finding in result.findings):
         return []
     return [[module, *_stamp(module)] for module in project_modules_reached(path)]
+
+
+def _folder_stamps(path: str, data: bytes) -> list[list]:
+    """[path, mtime_ns, size] of the folder's modules that the NPU-sibling rule may read for this
+    file: a module added, deleted or edited there misses the entry."""
+    return [[module, *_stamp(module)] for module in folder_modules_read(path, data)]
 
 
 def _stamp(path: str) -> list[int]:

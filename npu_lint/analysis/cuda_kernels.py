@@ -1,0 +1,90 @@
+"""The functions and classes of a module that run a CUDA-only kernel.
+
+    @triton.jit                                  a kernel: decorated by a CUDA-only library
+    def _rope_kernel(x_ptr, ...): ...
+    @torch.library.custom_op("ns::rope", mutates_args=(), device_types="cuda")
+    def rope_op(x):                              launches it
+        _rope_kernel[grid](x, ...)
+    class _Rope(torch.autograd.Function):        calls what launches it
+        def forward(ctx, x): return rope_op(x)
+    def fused_rope(x): return _Rope.apply(x)     and so on, through the module's own names
+
+(torchtitan's overrides/fused_mla.py, fused_swiglu.py, helion_rope.py.) A device test that
+decides whether one of them runs keeps NPU tensors out of a CUDA kernel, and the device a custom
+op registers such a function for is CUDA's: `.is_npu` or "npu" there would send NPU tensors into
+Triton. Names are matched within the module (definitions at module level, also under `if` or
+`try`); a kernel imported from another module is not followed.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from astroid import nodes
+
+from npu_lint.analysis.names import qualified_name
+from npu_lint.knowledge.library_advice import table
+
+_ATTRIBUTE = "_npu_lint_cuda_kernel_names"
+_DEFINITIONS = (nodes.FunctionDef, nodes.ClassDef)
+
+
+def kernel_names(module: nodes.Module) -> frozenset[str]:
+    """Names of the module's functions and classes that run a CUDA-only kernel (computed once)."""
+    names = getattr(module, _ATTRIBUTE, None)
+    if names is None:
+        names = _kernel_names(module)
+        setattr(module, _ATTRIBUTE, names)
+    return names
+
+
+def runs_cuda_kernel(function: nodes.FunctionDef) -> bool:
+    return function.name in kernel_names(function.root())
+
+
+def _kernel_names(module: nodes.Module) -> frozenset[str]:
+    definitions = list(_module_definitions(module))
+    found = {d.name for d in definitions if isinstance(d, nodes.FunctionDef) and _decorated_by_library(d)}
+    if not found:
+        return frozenset()
+    references = {id(d): _names_used(d) for d in definitions if d.name not in found}
+    changed = True
+    while changed:  # until no definition uses a name found so far
+        changed = False
+        for definition in definitions:
+            if definition.name not in found and references[id(definition)] & found:
+                found.add(definition.name)
+                changed = True
+    return frozenset(found)
+
+
+def _module_definitions(module: nodes.Module) -> Iterator[nodes.NodeNG]:
+    """Functions and classes whose scope is the module: in its body or in its `if`/`try` blocks."""
+    stack = list(module.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _DEFINITIONS):
+            yield node
+        elif isinstance(node, (nodes.If, nodes.Try, nodes.With, nodes.ExceptHandler)):
+            stack.extend(node.get_children())
+
+
+def _decorated_by_library(function: nodes.FunctionDef) -> bool:
+    """`@triton.jit`, `@triton.autotune(...)`, `@helion.kernel(...)`, `@cuda.jit` (numba)."""
+    for decorator in function.decorators.nodes if function.decorators else ():
+        target = decorator.func if isinstance(decorator, nodes.Call) else decorator
+        qname = qualified_name(target)
+        if qname is not None and table().library_of(qname) is not None:
+            return True
+    return False
+
+
+def _names_used(definition: nodes.NodeNG) -> set[str]:
+    """The names its body uses (not its decorators: `@op.register_fake` runs no kernel)."""
+    used: set[str] = set()
+    stack = list(definition.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, nodes.Name):
+            used.add(node.name)
+        stack.extend(node.get_children())
+    return used
