@@ -138,6 +138,35 @@ def _keyed_by_device_type(mapping: nodes.Dict) -> bool:
     return any(key in device_types for key in keys) and 2 * devices > len(keys)
 
 
+def literal_members_declaring(default: nodes.NodeNG, value: str) -> list[nodes.Const]:
+    """The `value` members of the `Literal[...]` that annotates the variable or parameter whose
+    default is `default`: `device_type: Literal["cpu", "cuda"] = "cuda"`. A fix that rewrites the
+    default must rewrite them too, or the default is no longer a value the type allows (tyro and
+    pydantic check it)."""
+    annotation = _annotation_of_default(default)
+    if annotation is None:
+        return []
+    return [member for member in annotation.nodes_of_class(nodes.Const)
+            if member.value == value and _in_literal_type(member)]
+
+
+def _annotation_of_default(default: nodes.NodeNG) -> nodes.NodeNG | None:
+    parent = default.parent
+    if isinstance(parent, nodes.AnnAssign) and parent.value is default:
+        return parent.annotation
+    if not isinstance(parent, nodes.Arguments):
+        return None
+    positional = [*(parent.posonlyargs or []), *parent.args]
+    annotations = [*(parent.posonlyargs_annotations or []), *parent.annotations]
+    for index, value in enumerate(parent.defaults):
+        if value is default:
+            return annotations[len(positional) - len(parent.defaults) + index]
+    for index, value in enumerate(parent.kw_defaults):
+        if value is default:
+            return parent.kwonlyargs_annotations[index]
+    return None
+
+
 def _in_literal_type(node: nodes.NodeNG) -> bool:
     """A member of `Literal[...]`, however deep inside `Optional[...]` or a union."""
     while isinstance(node.parent, (nodes.Tuple, nodes.Subscript, nodes.BinOp)):

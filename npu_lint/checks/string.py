@@ -30,7 +30,7 @@ from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.arguments import argument_role, is_docstring
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.environment import environment_use
-from npu_lint.analysis.not_values import not_a_value
+from npu_lint.analysis.not_values import literal_members_declaring, not_a_value
 from npu_lint.analysis.transfer import call_is_wrapped, enclosing_call
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Applicability, Edit
@@ -169,16 +169,19 @@ class StringCheck(Check):
             # `accelerator in ("cuda", "gpu")`: names listed for one argument are alternatives of one
             # choice; with nothing to edit, the collection is one finding (a list of .cu files is not)
             return
+        also = ()
         if edit is not None and membership_collection(expression):
             edit = _beside(ctx, node, edit)
             fix_message = f"Add `{replacement}` beside `{value}`"
+        elif edit is not None:
+            also = _declared_members_edits(ctx, expression, value, replacement, old, new)
         neutral = None
         if self.settings.strategy == "agnostic" and self.rule.agnostic:
             neutral = device_neutral.string_edit(ctx, node, self.rule.agnostic.get("expression", "device"))
         applicability = None
         if self.safe_in == "environment" and not environment_use(expression):
             applicability = Applicability.UNSAFE
-        ctx.report(self.rule, node, edits=(edit,) if edit else (), applicability=applicability, value=value,
+        ctx.report(self.rule, node, edits=(edit, *also) if edit else (), applicability=applicability, value=value,
                    replacement=replacement, fix_message=fix_message,
                    agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "")
 
@@ -198,6 +201,19 @@ class StringCheck(Check):
         if self.given_only is None or not self.given_only.search(value):
             return True
         return not (is_compared(expression) or membership_collection(expression))
+
+
+def _declared_members_edits(ctx: ModuleContext, default: nodes.NodeNG, value: str, replacement: str,
+                            old: str, new: str) -> tuple[Edit, ...]:
+    """`device: Literal["cpu", "cuda"] = "cuda"`: the default's new value becomes the member's too
+    (nerfstudio's configs; tyro builds the command line from the Literal). Nothing when the type
+    allows the new value already."""
+    members = literal_members_declaring(default, value)
+    if not members or any(_listed(member.parent, replacement) for member in members
+                          if isinstance(member.parent, nodes.Tuple)):
+        return ()
+    found = [edits.string_prefix_edit(ctx, member, old, new) for member in members]
+    return tuple(found) if all(found) else ()
 
 
 def _compared_with_option(node: nodes.NodeNG) -> bool:
