@@ -1,5 +1,6 @@
-"""Calls that build CUDA code at run time: `torch.utils.cpp_extension.load(..., with_cuda=True)` or
-with nvcc flags (`extra_cuda_cflags`), `load_inline(..., cuda_sources=...)`."""
+"""Code that builds CUDA code: at run time `torch.utils.cpp_extension.load(..., with_cuda=True)` or
+with nvcc flags (`extra_cuda_cflags`), `load_inline(..., cuda_sources=...)`; at install time
+`CUDAExtension` (NPU410)."""
 from __future__ import annotations
 
 from astroid import nodes
@@ -7,6 +8,7 @@ from astroid import nodes
 from npu_lint.analysis.names import qualified_name
 
 BUILDERS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
+CUDA_EXTENSION_CLASSES = frozenset({"torch.utils.cpp_extension.CUDAExtension"})
 
 
 def cuda_build_keyword(call: nodes.Call) -> nodes.Keyword | None:
