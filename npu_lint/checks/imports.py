@@ -9,6 +9,7 @@ from astroid import nodes
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.library_uses import library_uses
 from npu_lint.analysis.names import keyword, last_name, qualified_name
+from npu_lint.analysis.own_packages import is_own_package
 from npu_lint.checks.base import Check
 
 # Functions that import the module a string names. `optional_import` is monai's (monai.utils),
@@ -69,6 +70,8 @@ class ImportCheck(Check):
             return  # `from deepspeed.ops.adam import DeepSpeedCPUAdam`: built for the NPU too
         for name in names:
             module = self._matched(name)
+            if module and is_own_package(ctx, module):
+                return  # bitsandbytes importing bitsandbytes: its CUDA code is reported where written
             if module:
                 ctx.report(self.rule, node, module=module, suggestion=self._suggestion(imported),
                            related=self._uses(node, ctx))
@@ -87,7 +90,7 @@ class ImportCheck(Check):
         what it returns depends on the helper (a module, a `(module, flag)` pair, a stub)."""
         name = _string_imported(call)
         module = self._matched(name) if name else None
-        if module is None:
+        if module is None or is_own_package(ctx, module):
             return
         # optional_import("apex.normalization", name="InstanceNorm3dNVFuser") imports one member
         member = keyword(call, "name") if last_name(call.func) == "optional_import" else None
