@@ -185,3 +185,46 @@ def test_related_locations_in_json_and_sarif(tmp_path):
     related = results[(3, "NPU401")]["relatedLocations"]
     assert [r["physicalLocation"]["region"]["startLine"] for r in related] == [13]
     assert [r["physicalLocation"]["region"]["startLine"] for r in results[(17, "NPU101")]["relatedLocations"]] == [18]
+
+
+# A CUDA-only library's own code (bitsandbytes' optimizers importing bitsandbytes.functional,
+# DeepSpeed's engine importing deepspeed.ops): its names are its implementation, not a use of it.
+OWN_LIBRARY_MODULE = """\
+import torch
+from bitsandbytes.optim.optimizer import Optimizer2State
+import bitsandbytes.functional as F
+import triton
+
+
+class Adam(Optimizer2State):
+    def step(self, state):
+        return F.quantize(state)
+"""
+
+
+def _library_lines(text: str, path) -> set[tuple[int, str]]:
+    result = Engine(Settings(select=("NPU401", "NPU403"))).check_text(text, str(path))
+    return {(finding.start.line, finding.code) for finding in result.findings}
+
+
+def test_a_cuda_only_library_using_itself_is_not_reported(tmp_path):
+    from npu_lint.config import project_scripts
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "bitsandbytes"\n')
+    package = tmp_path / "bitsandbytes" / "optim"
+    package.mkdir(parents=True)
+    (tmp_path / "bitsandbytes" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    module = package / "adam.py"
+    module.write_text(OWN_LIBRARY_MODULE)
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    project_scripts.project_root.cache_clear()
+    for path in (module, tests / "test_optim.py"):
+        assert _library_lines(OWN_LIBRARY_MODULE, path) == {(4, "NPU401")}, path.name  # triton is not its own
+    user = tmp_path / "user_project" / "train.py"
+    user.parent.mkdir()
+    (user.parent / "setup.py").write_text("")
+    project_scripts.project_root.cache_clear()
+    # the second bitsandbytes import is a related location of the first one's NPU401
+    assert _library_lines(OWN_LIBRARY_MODULE, user) >= {(2, "NPU401"), (4, "NPU401"), (7, "NPU403"), (9, "NPU403")}

@@ -1,6 +1,6 @@
-"""Calls that build CUDA code at run time: `torch.utils.cpp_extension.load(..., with_cuda=True)`, with
+"""Code that builds CUDA code: at run time `torch.utils.cpp_extension.load(..., with_cuda=True)`, with
 nvcc flags (`extra_cuda_cflags`) or with a `.cu` file among its sources, `load_inline(...,
-cuda_sources=...)`."""
+cuda_sources=...)`; at install time `CUDAExtension` (NPU410)."""
 from __future__ import annotations
 
 import re
@@ -10,6 +10,7 @@ from astroid import nodes
 from npu_lint.analysis.names import qualified_name
 
 BUILDERS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
+CUDA_EXTENSION_CLASSES = frozenset({"torch.utils.cpp_extension.CUDAExtension"})
 _LOAD = "torch.utils.cpp_extension.load"
 _CUDA_SOURCE = re.compile(r"\.cu$")
 

@@ -11,6 +11,8 @@
     if not torch.cuda.is_available():            or before a CUDA kernel built at run time
         raise ImportError("the WKV kernel needs CUDA")
     wkv = load("wkv", sources, extra_cuda_cflags=flags)
+    if torch.cuda.is_available() or os.getenv("FORCE_CUDA", "0") == "1":
+        extension = CUDAExtension                 or a CUDA extension built by setup.py
     def is_flash_attn_supported():               a probe named for the library answers no
         if not torch.cuda.is_available():
             return False
@@ -20,6 +22,8 @@
     return fused_rope(x)                         function that returns the test
     @torch.library.custom_op("ns::op", device_types="cuda")   the device such a kernel is
     def op(x): _kernel[grid](x)                               registered for
+    if is_cuda: loss = rnnt.tdt_loss_gpu          or over an error where there is no twin
+    else: raise NotImplementedError()
 
 On the NPU such a test is False and the code takes its other path (numpy, torch), which is what
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
@@ -37,7 +41,7 @@ from typing import Iterator
 
 from astroid import nodes
 
-from npu_lint.analysis.cuda_builds import cuda_build_argument
+from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument
 from npu_lint.analysis.cuda_kernels import kernel_names, runs_cuda_kernel
 from npu_lint.analysis.names import identifier_words, qualified_name, statements_after
 from npu_lint.knowledge.library_advice import table
@@ -97,6 +101,21 @@ def _returned_test_guards(test: nodes.NodeNG) -> bool:
     return False
 
 
+def argument_of_library_call(node: nodes.NodeNG) -> bool:
+    """Is `node` part of an argument of a CUDA-only library's call? NeMo's numba RNNT loss hands
+    torch's stream to numba: `cuda.external_stream(torch.cuda.current_stream(x.device).cuda_stream)`.
+    The call is reported (NPU403) and its port takes the argument with it; renaming the argument
+    alone would hand an NPU stream to a CUDA library."""
+    child, parent = node, node.parent
+    while parent is not None and not parent.is_statement and not isinstance(parent, nodes.Lambda):
+        if isinstance(parent, nodes.Call) and child is not parent.func:
+            qname = qualified_name(parent.func)
+            if qname is not None and table().library_of(qname) is not None:
+                return True  # CUDA-only ones: torch_scatter's CPU kernels may still get the value
+        child, parent = parent, parent.parent
+    return False
+
+
 def _probe_answers_no(test: nodes.NodeNG) -> bool:
     """`def is_flash_attn_supported(): if not torch.cuda.is_available(): return False`: a function
     named for a CUDA-only library tells whether the library can run; on the NPU it must say no."""
@@ -144,11 +163,26 @@ def _picks_counterpart(test: nodes.NodeNG) -> bool:
     if isinstance(parent, nodes.IfExp) and parent.test is test:
         sides = [_function_reference(parent.body), _function_reference(parent.orelse)]
     elif isinstance(parent, nodes.If) and parent.test is test and parent.orelse:
+        if _picks_cuda_function(parent.body) and _raises_only(parent.orelse):
+            return True  # `if is_cuda: loss_func = rnnt.tdt_loss_gpu else: raise ...` (NeMo): no twin
         sides = [_imported_names(parent.body), _imported_names(parent.orelse)]
     else:
         return False
     (cuda_a, cpu_a), (cuda_b, cpu_b) = (_device_shapes(side) for side in sides)
     return bool(cuda_a & cpu_b or cpu_a & cuda_b)
+
+
+def _picks_cuda_function(statements: list[nodes.NodeNG]) -> bool:
+    """`loss_func = rnnt.multiblank_rnnt_loss_gpu`: every statement binds a function picked by
+    reference whose name says CUDA or GPU."""
+    return bool(statements) and all(
+        isinstance(statement, nodes.Assign) and _device_shapes(_function_reference(statement.value))[0]
+        for statement in statements
+    )
+
+
+def _raises_only(statements: list[nodes.NodeNG]) -> bool:
+    return len(statements) == 1 and isinstance(statements[0], nodes.Raise)
 
 
 def _function_reference(node: nodes.NodeNG) -> list[str]:
@@ -212,8 +246,8 @@ def _names_library(tree: nodes.NodeNG) -> bool:
             return True
         if isinstance(node, (nodes.Name, nodes.Attribute)):
             qname = qualified_name(node)
-            if qname is not None and _library(qname):
-                return True
+            if qname is not None and (_library(qname) or qname in CUDA_EXTENSION_CLASSES):
+                return True  # a CUDA extension (NPU410): on the NPU the test must keep saying no
         if isinstance(node, nodes.Name) and node.name in kernels:
             return True  # a function or class of this module that runs a Triton/Helion kernel
         if isinstance(node, nodes.Name) and (_spells_library(node.name) or _bound_by_import_call(node)):

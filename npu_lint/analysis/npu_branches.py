@@ -14,7 +14,8 @@ take is not reported. A path is off the NPU when
 
 - it is a branch (or a test) of an `if`/`elif`/`else` chain or conditional expression in which
   another branch is the NPU's: its test says "NPU" (`is_npu_available()`, `device.type == "npu"`,
-  `torch_npu is not None`, `hasattr(torch, "npu")`), or its body names the NPU (`"npu"`,
+  `torch_npu is not None`, `hasattr(torch, "npu")`, an environment switch such as
+  `os.getenv("FORCE_NPU", "0") == "1"`, mmcv's setup.py), or its body names the NPU (`"npu"`,
   `torch.npu`, `torch_npu`) while its test does not say "not NPU";
 - it is the body of a test that says "not NPU" (`if not is_npu_available():`);
 - an earlier statement of the same block leaves on the NPU
@@ -36,6 +37,7 @@ from typing import Iterable, Optional
 
 from astroid import nodes
 
+from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.names import identifier_words
 
 POSITIVE, NEGATIVE, UNKNOWN = 1, -1, 0
@@ -45,6 +47,7 @@ _COMPOUND = (nodes.If, nodes.For, nodes.While, nodes.With, nodes.Try, nodes.Func
 _SHORT_BRANCH = 3
 _DEVICE_WORDS = frozenset({"cuda", "gpu", "gpus", "device", "devices", "accelerator", "cudnn"})
 _CUDA_STRING = re.compile(r"cuda(:|$)", re.IGNORECASE)
+_OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 
 
 def off_npu_path(node: nodes.NodeNG) -> bool:
@@ -226,6 +229,8 @@ def _polarity(test: nodes.NodeNG) -> int:
         return UNKNOWN
     if isinstance(test, nodes.Compare):
         return _compare_polarity(test)
+    if _reads_npu_switch(test):
+        return POSITIVE  # `if os.environ.get("USE_NPU"):`
     if isinstance(test, (nodes.Name, nodes.Attribute, nodes.Call)) and names_npu(test):
         return POSITIVE  # is_npu_available(), torch.npu.is_available(), IS_NPU, hasattr(torch, "npu")
     return UNKNOWN
@@ -236,6 +241,12 @@ def _compare_polarity(test: nodes.Compare) -> int:
         return UNKNOWN
     op, right = test.ops[0]
     left = test.left
+    if _reads_npu_switch(left) and isinstance(right, nodes.Const):
+        off = right.value in (None, False, 0) or str(right.value).lower() in _OFF_VALUES
+        positive, negative = (NEGATIVE, POSITIVE) if off else (POSITIVE, NEGATIVE)
+        return {"==": positive, "is": positive, "!=": negative, "is not": negative}.get(op, UNKNOWN)
+    if op in ("in", "not in") and _names_npu_variable(left) and environment_use(left):
+        return POSITIVE if op == "in" else NEGATIVE  # `"FORCE_NPU" in os.environ`
     if _is_npu_string(left) or _is_npu_string(right) or _holds_npu_string(right):
         return {"==": POSITIVE, "is": POSITIVE, "in": POSITIVE,
                 "!=": NEGATIVE, "is not": NEGATIVE, "not in": NEGATIVE}.get(op, UNKNOWN)
@@ -246,6 +257,22 @@ def _compare_polarity(test: nodes.Compare) -> int:
     if len(named) == 1 and not isinstance(right if named[0] is left else left, nodes.Const):
         return {"==": POSITIVE, "is": POSITIVE, "!=": NEGATIVE, "is not": NEGATIVE}.get(op, UNKNOWN)
     return UNKNOWN
+
+
+def _reads_npu_switch(node: nodes.NodeNG) -> bool:
+    """`os.getenv("FORCE_NPU", "0")`, `os.environ.get("USE_NPU")`, `os.environ["FORCE_NPU"]`: the
+    value of an environment variable named for the NPU, which a build or launch script tests."""
+    if isinstance(node, nodes.Call) and node.args:
+        key = node.args[0]
+    elif isinstance(node, nodes.Subscript):
+        key = node.slice
+    else:
+        return False
+    return _names_npu_variable(key) and environment_use(key)
+
+
+def _names_npu_variable(node: nodes.NodeNG) -> bool:
+    return isinstance(node, nodes.Const) and isinstance(node.value, str) and _word_npu(node.value)
 
 
 def _is_npu_string(node: nodes.NodeNG) -> bool:

@@ -70,6 +70,17 @@ def _value_kind(value, method: str | None) -> ReceiverKind:
     return ReceiverKind.OTHER
 
 
+_BUILTIN_LITERALS = ((nodes.List, list), (nodes.Tuple, tuple), (nodes.Dict, dict), (nodes.Set, set))
+
+
+def _builtin_without(value, method: str) -> bool:
+    """A literal or builtin container that has no attribute `method`: never the receiver."""
+    if isinstance(value, nodes.Const):
+        return not hasattr(type(value.value), method)
+    return any(isinstance(value, node_type) and not hasattr(python_type, method)
+               for node_type, python_type in _BUILTIN_LITERALS)
+
+
 # Kinds in order of precedence when a receiver has several candidates.
 _PRECEDENCE = (ReceiverKind.TENSOR, ReceiverKind.MODULE, ReceiverKind.CUDA_OBJECT)
 
@@ -86,6 +97,10 @@ def receiver_kind(node: nodes.NodeNG, method: str | None = None) -> ReceiverKind
             if isinstance(value, nodes.Const) and value.value is None:
                 # `self.model = None` in `__init__`, set later: a call on None fails, so the
                 # call reaches only the other values
+                continue
+            if method is not None and _builtin_without(value, method):
+                # `model = []`, appended to, then `for model_module in model: model_module.cuda()`
+                # (NeMo's build_model): astroid offers the list itself, which has no `.cuda()`
                 continue
             kinds.add(_value_kind(value, method))
     except Exception:

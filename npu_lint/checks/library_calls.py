@@ -13,6 +13,7 @@ from astroid import nodes
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.library_uses import LibraryUse, library_uses
 from npu_lint.analysis.names import imported_name, qualified_name, registration_key
+from npu_lint.analysis.own_packages import is_own_package
 from npu_lint.analysis.torch_npu_import import imports_torch_npu
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Edit, Related
@@ -31,7 +32,7 @@ class CudaOnlyLibraryCall(Check):
         return frozenset(tuple(module.split(".")) if "." in module else module for module in self.modules)
 
     def leave_module(self, ctx: ModuleContext) -> None:
-        uses = [use for use in library_uses(ctx, self.modules) if self._reported(use)]
+        uses = [use for use in library_uses(ctx, self.modules) if self._reported(use, ctx)]
         related = _passed_on(ctx, uses)
         fixes = {use.node: _fix(ctx, use, self.table.advice_for(use.qname)) for use in uses}
         _same_statement(ctx, [use for use in uses if use.node not in related.folded],
@@ -49,9 +50,10 @@ class CudaOnlyLibraryCall(Check):
                 fix=f"Replace with `{replacement}`" if replacement else "Port this use by hand",
             )
 
-    def _reported(self, use: LibraryUse) -> bool:
+    def _reported(self, use: LibraryUse, ctx: ModuleContext) -> bool:
         advice = self.table.advice_for(use.qname)
         return not (advice is None or advice.covered_by or advice.runs_on_npu
+                    or is_own_package(ctx, use.library)  # the library's own code
                     or _inside_covered_kernel(use.node, self.table)
                     # `@tracer.register_leaf_module_impl(apex.FusedRMSNorm)`: a key, the import is the finding
                     or (use.role == "reference" and registration_key(use.node)))

@@ -20,8 +20,8 @@ from astroid import nodes
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.entry_module import entry_reason
 from npu_lint.analysis.transfer import transfer_facts
+from npu_lint.analysis.own_packages import is_own_package
 from npu_lint.checks.base import Check
-from npu_lint.config.project_scripts import own_packages
 from npu_lint.knowledge import release_data
 
 LIBRARY_FAMILY = "NPU4"
@@ -43,7 +43,7 @@ class LibraryTakesCudaPath(Check):
         for name in names:
             top = name.split(".")[0]
             if top in transfer_facts().cuda_path_libraries and top not in handled:
-                if top not in _own_packages(ctx):  # a library importing itself is not a user of it
+                if not is_own_package(ctx, top):  # a library importing itself is not a user of it
                     ctx.scratch.setdefault(self, []).append((node, top, release, handled))
                 return
 
@@ -59,8 +59,3 @@ class LibraryTakesCudaPath(Check):
             ctx.report(self.rule, node, library=top, release=release,
                        handled=", ".join(sorted(handled)) or "none")
 
-
-def _own_packages(ctx: ModuleContext) -> frozenset:
-    if "own_packages" not in ctx.scratch:
-        ctx.scratch["own_packages"] = own_packages(ctx.module.file or "")
-    return ctx.scratch["own_packages"]

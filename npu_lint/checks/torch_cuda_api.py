@@ -18,7 +18,7 @@ from astroid import nodes
 
 from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.cuda_library_guards import guards_cuda_library
+from npu_lint.analysis.cuda_library_guards import argument_of_library_call, guards_cuda_library
 from npu_lint.analysis.cuda_objects import object_uses
 from npu_lint.analysis.guards import guarded_by_hasattr
 from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top, statements_after
@@ -79,7 +79,8 @@ class TorchCudaApi(Check):
                 continue
             if not works and guarded_by_hasattr(use.node, use.qname):
                 continue  # already guarded; the `hasattr(torch.cuda, ...)` itself is reported
-            if not isinstance(use.node, (nodes.Import, nodes.ImportFrom)) and guards_cuda_library(use.node):
+            if not isinstance(use.node, (nodes.Import, nodes.ImportFrom)) and (
+                    guards_cuda_library(use.node) or argument_of_library_call(use.node)):
                 # `if not torch.cuda.is_available(): raise ...` before xformers code: the test keeps
                 # a CUDA-only library's path off the NPU; NPU401/NPU403 report the library.
                 continue
