@@ -155,10 +155,11 @@ class StringCheck(Check):
             release = self.settings.release
             if call is not None and call_is_wrapped(call, self.outside_wrapper, release):
                 return  # transfer_to_npu rewrites this argument at run time
-        edit = None
+        edit, renamed = None, None
         for old, new in self.replace.items():
             edit = edits.string_prefix_edit(ctx, node, old, new)
             if edit:
+                renamed = (old, new)
                 break
         replacement = _replaced(value, self.replace)
         fix_message = f"Use `{replacement}`"
@@ -173,8 +174,8 @@ class StringCheck(Check):
         if edit is not None and membership_collection(expression):
             edit = _beside(ctx, node, edit)
             fix_message = f"Add `{replacement}` beside `{value}`"
-        elif edit is not None:
-            also = _declared_members_edits(ctx, expression, value, replacement, old, new)
+        elif renamed is not None:
+            also = _declared_members_edits(ctx, expression, value, replacement, *renamed)
         neutral = None
         if self.settings.strategy == "agnostic" and self.rule.agnostic:
             neutral = device_neutral.string_edit(ctx, node, self.rule.agnostic.get("expression", "device"))
