@@ -6,11 +6,11 @@ bitsandbytes in each test) gets one finding per library and advice: the first im
 others are its related locations."""
 from __future__ import annotations
 
-import dataclasses
 from typing import Optional
 
 from astroid import nodes
 
+from npu_lint.analysis.call_owners import add_related, drop, report_about
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.library_uses import library_uses
 from npu_lint.analysis.names import keyword, last_name, qualified_name
@@ -84,21 +84,18 @@ class ImportCheck(Check):
 
     def _report_once(self, ctx: ModuleContext, node, module: str, suggestion: str, related: tuple) -> None:
         """Report the first import of `module` with this advice; fold the later ones into it."""
-        count = len(ctx.findings)
-        ctx.report(self.rule, node, module=module, suggestion=suggestion, related=related)
-        if len(ctx.findings) == count:
+        said = report_about(ctx, self.rule, node, module=module, suggestion=suggestion, related=related)
+        if said is None:
             return  # dropped: a branch the NPU never takes, a CUDA class beside its NPU sibling
-        said = ctx.scratch.setdefault(self, {})
+        firsts = ctx.scratch.setdefault(self, {})
         key = (module, suggestion)
-        first = said.get(key)
-        if first is not None and any(finding is first for finding in ctx.findings):
-            ctx.findings.pop()
-            here = (ctx.related(node, f"`{module}` is imported here too"), *related)
-            said[key] = dataclasses.replace(first, related=tuple(sorted((*first.related, *here))))
-            ctx.findings[:] = [said[key] if finding is first else finding for finding in ctx.findings]
+        first = firsts.get(key)
+        if first is not None and not first.dropped:
+            drop(ctx, said)
+            add_related(ctx, first, (ctx.related(node, f"`{module}` is imported here too"), *related))
         elif not may_hide(ctx.index.line(node.lineno), self.rule.code, self.rule.name):
             # the engine applies `# noqa` later: a finding it hides must take no others along
-            said[key] = ctx.findings[-1]
+            firsts[key] = said
 
     def _uses(self, node, ctx: ModuleContext) -> tuple:
         """The places that use what this import binds, shown with the import's finding."""
