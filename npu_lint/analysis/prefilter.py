@@ -136,6 +136,9 @@ def _call_root(call: ast.Call) -> str:
     return func.id if type(func) is ast.Name else ""
 
 
+_SPECIAL = ".('@"  # the first character of a trigger word that is not matched as a plain identifier
+
+
 class Triggers:
     """A check's triggers, sorted once so that each file costs set operations, not a loop over
     every word: identifier triggers (a word, or a tuple of words that must all appear; ".word":
@@ -168,9 +171,6 @@ class Triggers:
             return False
         strings = words.strings
         return any(piece in strings for piece in self.strings)
-
-
-_SPECIAL = ".('@"  # the first character of a trigger word that is not matched as a plain identifier
 
 
 def _shows(word: str, words: TreeWords) -> bool:
