@@ -25,7 +25,11 @@ class YAMLError(ValueError):
     """Text that is not valid YAML (PyYAML's message; PyYAML's own error is the cause)."""
 
 
-MAX_CACHED_FILES = 64  # extend-rules files being edited add one each; the oldest go first
+# Each Python environment (its own PyYAML) keeps its own copy of the ~20 shipped data files, ~20 KB
+# each: a project's venv, pre-commit's hook environment, pipx and an editor's all stay cached (at
+# 64, four environments evicted each other and every start parsed YAML again). extend-rules
+# files being edited add one each; the oldest go first.
+MAX_CACHED_FILES = 512
 MIN_CACHED_CHARS = 2048  # below this, parsing costs less than a file read
 
 
