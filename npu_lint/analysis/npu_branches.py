@@ -19,7 +19,7 @@ take is not reported. A path is off the NPU when
   `torch.npu`, `torch_npu`) while its test does not say "not NPU";
 - it is the body of a test that says "not NPU" (`if not is_npu_available():`);
 - an earlier statement of the same block leaves on the NPU
-  (`if is_npu_available(): return "npu"`);
+  (`if is_npu_available(): return "npu"`, also when every branch inside it leaves);
 - it follows an NPU test that ends an `or` (or a "not NPU" test that ends an `and`);
 - it is listed beside the NPU: `device in ("cuda", "npu")`, `{"cuda": ..., "npu": ...}`;
 - it is the test or body of an `if` that asks whether CUDA is available (or whether the device
@@ -208,9 +208,25 @@ def _after_npu_exit(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> bool:
         for stmt in block:
             if stmt is child:
                 return False
-            if isinstance(stmt, nodes.If) and not stmt.orelse and stmt.body \
-                    and isinstance(stmt.body[-1], _EXITS) and _polarity(stmt.test) == POSITIVE:
+            if isinstance(stmt, nodes.If) and not stmt.orelse and _always_leaves(stmt.body) \
+                    and _polarity(stmt.test) == POSITIVE:
                 return True
+    return False
+
+
+def _always_leaves(block: list[nodes.NodeNG]) -> bool:
+    """Does every path through the block end in `return`/`raise`/`continue`/`break`? Also when
+    the NPU's branch picks among its own devices before it leaves (ms-swift's
+    `if is_torch_npu_available(): if local_rank >= 0: return f"npu:{local_rank}" else: return "npu:0"`)."""
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, _EXITS):
+        return True
+    if isinstance(last, nodes.If):
+        return _always_leaves(last.body) and _always_leaves(last.orelse)
+    if isinstance(last, nodes.With):
+        return _always_leaves(last.body)
     return False
 
 
