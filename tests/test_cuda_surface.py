@@ -161,3 +161,24 @@ def test_a_stand_in_is_named_but_never_rewritten_by_itself():
     # the import moves as a whole, so the other name's fix must not move it either
     sync = [f for f in findings if f.start.line == 2 and "synchronize" in f.message]
     assert sync and not sync[0].fix.edits
+
+
+def test_a_neutral_name_replaces_from_its_release_on_and_is_torchs_own():
+    releases = release_data.releases()
+    assert cuda_names().neutral, "data/cuda_names.yaml lists no neutral names"
+    for qname, (name, since) in cuda_names().neutral.items():
+        module, attribute = name.rsplit(".", 1)
+        assert attribute in torch_model.public_names(module), name
+        for release in releases:
+            expected = name if releases.index(release) >= releases.index(since) else None
+            assert npu_equivalent(qname, release) == expected, (qname, release)
+
+
+def test_a_neutral_entry_names_a_release_torch_npu_had():
+    from npu_lint.knowledge import cuda_surface
+    from npu_lint.knowledge.loader import RuleDataError
+
+    with pytest.raises(RuleDataError, match="neutral.torch.cuda.X.since"):
+        cuda_surface._neutral_table({"torch.cuda.X": {"name": "torch.X", "since": "1.0"}})
+    with pytest.raises(RuleDataError, match="neutral.torch.cuda.X"):
+        cuda_surface._neutral_table({"torch.cuda.X": {"since": "2.7.1"}})

@@ -26,7 +26,7 @@ from npu_lint.checks.base import Check
 from npu_lint.core.findings import Applicability, Edit, Finding, Fix, Position, Related
 from npu_lint.knowledge.device_api import accelerator_name, device_type_call, takes_device_type_first, type_reference
 from npu_lint.knowledge.cuda_surface import (
-    first_release_with_equivalent, hint_for, is_cuda_name, is_plain_rename, note_for, npu_equivalent,
+    first_release_with_equivalent, hint_for, is_cuda_name, is_plain_rename, neutral_name, note_for, npu_equivalent,
     patched_by_transfer_to_npu, stand_in_note
 )
 
@@ -325,8 +325,9 @@ def _device_type_call(use: _CudaUse, ctx: ModuleContext, release: str) -> tuple[
 
 
 def _device_neutral(use: _CudaUse, ctx: ModuleContext, release: str) -> tuple[str, tuple[Edit, ...]] | None:
-    """The agnostic route's fix: a torch.accelerator name, or torch.amp with the device type."""
-    target = accelerator_name(use.qname, release)
+    """The agnostic route's fix: a torch.accelerator name, torch's own neutral name
+    (`torch.OutOfMemoryError`), or torch.amp with the device type."""
+    target = accelerator_name(use.qname, release) or neutral_name(use.qname, release)
     if target is not None:
         edit = use.rename_edit(target)
         return (target, (edit,)) if edit else None

@@ -24,6 +24,8 @@ class CudaNames:
     notes: dict[str, str]
     hints: dict[str, str]
     stand_ins: dict[str, str]
+    # torch.cuda name -> (torch's device-neutral name, first torch_npu release where it works)
+    neutral: dict[str, tuple[str, str]]
 
 
 @functools.lru_cache(maxsize=1)
@@ -35,7 +37,33 @@ def cuda_names() -> CudaNames:
         if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
             raise RuleDataError(NAMES_FILE, None, key, "expected a mapping of names to strings")
         tables[key] = table
-    return CudaNames(**tables)
+    return CudaNames(**tables, neutral=_neutral_table(data.get("neutral", {})))
+
+
+def _neutral_table(table) -> dict[str, tuple[str, str]]:
+    if not isinstance(table, dict):
+        raise RuleDataError(NAMES_FILE, None, "neutral", "expected a mapping of names to {name, since}")
+    neutral = {}
+    for qname, entry in table.items():
+        name = entry.get("name") if isinstance(entry, dict) else None
+        try:
+            since = release_data.normalize_release(entry.get("since", "") if isinstance(entry, dict) else "")
+        except ValueError as error:
+            raise RuleDataError(NAMES_FILE, None, f"neutral.{qname}.since", str(error)) from error
+        if not isinstance(qname, str) or not isinstance(name, str):
+            raise RuleDataError(NAMES_FILE, None, f"neutral.{qname}", "expected {name: <torch name>, since: <release>}")
+        neutral[qname] = (name, since)
+    return neutral
+
+
+def neutral_name(qname: str, release: str) -> str | None:
+    """torch's device-neutral name for qname where the release makes it work on the NPU."""
+    entry = cuda_names().neutral.get(qname)
+    if entry is None:
+        return None
+    order = release_data.releases()
+    name, since = entry
+    return name if release in order and order.index(release) >= order.index(since) else None
 
 
 def is_cuda_name(qname: str) -> bool:
@@ -83,6 +111,9 @@ def _npu_has(parts: list[str], facts) -> bool:
 def npu_equivalent(qname: str, release: str) -> str | None:
     """`torch.npu...` for a `torch.cuda...` name, or None when torch_npu lacks it."""
     facts = release_data.facts(release)
+    neutral = neutral_name(qname, release)
+    if neutral is not None:
+        return neutral
     renamed = cuda_names().renames.get(qname)
     if renamed is not None:
         return renamed if _npu_has(renamed.split(".")[2:], facts) else None
@@ -98,8 +129,8 @@ def npu_equivalent(qname: str, release: str) -> str | None:
 def patched_by_transfer_to_npu(qname: str, release: str) -> bool:
     """Does transfer_to_npu make `torch.cuda...` work? Its __all__ copy and its aliases only."""
     facts = release_data.facts(release)
-    if qname in facts.aliases or qname in facts.module_patches:
-        return True
+    if qname in facts.aliases or qname in facts.module_patches or neutral_name(qname, release):
+        return True  # the patch leaves torch's own objects under torch.cuda where they are
     parts = qname.split(".")[2:]
     return not parts or _npu_has(parts, facts)
 
