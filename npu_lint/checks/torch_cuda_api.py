@@ -124,6 +124,7 @@ class TorchCudaApi(Check):
         _fold_uses_into_imports(ctx, ctx.scratch.get(self, ()))
         if self.settings.strategy == "manual":
             _fold_device_arguments(ctx, ctx.scratch.get(self, ()))
+            _fold_into_cuda_method_calls(ctx, ctx.scratch.get(self, ()))
             kept = {id(finding) for finding in ctx.findings}
             reported = [(use, finding) for use, finding in ctx.scratch.get(self, ()) if id(finding) in kept]
             _no_safer_than_guarded_devices(ctx, reported)
@@ -228,6 +229,51 @@ def _fold_device_arguments(ctx: ModuleContext, reported: list) -> None:
         ctx.findings[:] = [folded.get(id(f), f) for f in ctx.findings if id(f) not in dropped]
 
 
+def _fold_into_cuda_method_calls(ctx: ModuleContext, reported: list) -> None:
+    """`model.cuda(torch.cuda.current_device())`: one port, `model.npu(torch.npu.current_device())`.
+    The argument's finding becomes part of the `.cuda()` call's (NPU103), whose fix then renames
+    both, no safer than the least safe of them: renamed alone, either half still asks CUDA."""
+    method_findings = [f for f in ctx.findings if f.code == "NPU103" and f.fix is not None and f.fix.edits]
+    if not method_findings:
+        return
+    merged: dict[int, Finding] = {}
+    dropped = set()
+    for use, finding in reported:
+        outer = _cuda_method_call_of_argument(use.node)
+        if outer is None or finding.fix is None or not finding.fix.edits:
+            continue
+        span = (ctx.start(outer), ctx.end(outer))
+        for method in method_findings:
+            current = merged.get(id(method), method)
+            if (method.start, method.end) != span or _overlapping(current.fix.edits, finding.fix.edits):
+                continue
+            applicability = Applicability.least_safe(current.fix.applicability, finding.fix.applicability)
+            fix = Fix(applicability, f"{current.fix.message}; {finding.fix.message[:1].lower()}{finding.fix.message[1:]}",
+                      tuple(sorted(set(current.fix.edits) | set(finding.fix.edits))))
+            related = Related(finding.start, finding.end, f"{finding.code}: {finding.message}")
+            merged[id(method)] = dataclasses.replace(current, fix=fix, related=tuple(sorted((*current.related, related))))
+            dropped.add(id(finding))
+            break
+    if merged:
+        ctx.findings[:] = [merged.get(id(f), f) for f in ctx.findings if id(f) not in dropped]
+
+
+def _cuda_method_call_of_argument(node) -> nodes.Call | None:
+    """The `x.cuda(...)` call whose argument is the call that `node` names, else None."""
+    call = node.parent
+    if not (isinstance(call, nodes.Call) and call.func is node):
+        return None
+    holder = call.parent.parent if isinstance(call.parent, nodes.Keyword) else call.parent
+    if isinstance(holder, nodes.Call) and isinstance(holder.func, nodes.Attribute) and holder.func.attrname == "cuda" \
+            and (call in holder.args or any(k.value is call for k in holder.keywords or ())):
+        return holder
+    return None
+
+
+def _overlapping(edits, others) -> bool:
+    return any(a.start < b.end and b.start < a.end for a in edits for b in others)
+
+
 def _no_safer_than_guarded_devices(ctx: ModuleContext, reported: list) -> None:
     """`if torch.cuda.is_available(): device = "cuda"`: the test's rename is applied no sooner than
     the device string's, and only shown when the device choice has no fix (Lightning's "gpu"):
@@ -258,9 +304,19 @@ def _device_parts(node) -> list:
         if parts:
             return parts
         node = call
+    if isinstance(node.parent, nodes.FormattedValue) and isinstance(node.parent.parent, nodes.JoinedStr):
+        return [node.parent.parent]  # f"cuda:{torch.cuda.current_device()}": the string it builds
+    # `positive`: `node` true means CUDA is there (False: `node` false does). An `and` is true only
+    # where its operand is, an `or` false only where its operand is: either way the choice below
+    # still follows this test (`"cuda" if torch.cuda.is_available() and not args.no_cuda else "cpu"`).
     positive = True
-    while isinstance(node.parent, nodes.UnaryOp) and node.parent.op == "not":
-        positive, node = not positive, node.parent
+    while True:
+        parent = node.parent
+        if isinstance(parent, nodes.UnaryOp) and parent.op == "not":
+            positive = not positive
+        elif not (isinstance(parent, nodes.BoolOp) and parent.op == ("and" if positive else "or")):
+            break
+        node = parent
     choice = node.parent
     if isinstance(choice, nodes.IfExp) and choice.test is node:
         return [choice.body if positive else choice.orelse]
