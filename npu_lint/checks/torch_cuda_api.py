@@ -192,8 +192,10 @@ def _fold_uses_into_imports(ctx: ModuleContext, reported: list) -> None:
 
 
 # The device-string rules (rules/device-strings.yaml) whose finding on an argument of a reported
-# `torch.cuda.*` call is part of that call's port.
-_DEVICE_STRING_RULES = frozenset({"NPU110", "NPU111"})
+# `torch.cuda.*` call is part of that call's port, and the backend strings (rules/distributed.yaml) a
+# test of CUDA's availability picks: `"nccl" if torch.cuda.is_available() else "gloo"` renamed
+# alone would pick NCCL on the NPU, where the program ran with gloo before.
+_DEVICE_STRING_RULES = frozenset({"NPU110", "NPU111", "NPU201", "NPU204"})
 # ... and those that choose the device a test of CUDA's availability guards (with Lightning's "gpu").
 _DEVICE_CHOICE_RULES = _DEVICE_STRING_RULES | {"NPU113"}
 
