@@ -24,6 +24,11 @@
                                         so do those of a table per device type
                                         (`{"cpu": -1, "cuda": 1024}`)
     pytest.param(dev, id="cuda:0")      the label pytest reports a test case under
+    if q.device.type == "cuda" and mask is not None:
+        q = q.contiguous()              a workaround for a CUDA kernel (transformers' SDPA
+                                        attention: torch 2.1's memory-efficient kernel and
+                                        non-contiguous inputs): the NPU's kernels take the
+                                        tensors as they are, so the NPU needs neither branch
 
 Rewriting any of these changes what the code means, never which device it uses. The tables
 (which calls take an attribute name, which names are methods, which calls answer the device's
@@ -49,7 +54,7 @@ _CUDA_KEY = re.compile(r"^(cuda|gpu)(:\d+)?$")
 def not_a_value(node: nodes.NodeNG) -> str | None:
     """Why the string expression `node` is no value ('type', 'enum member', 'attribute name',
     'device name query', 'mapping key', 'path component', 'CUDA-only library guard', "device of a
-    CUDA kernel's registration"), or None when it is one."""
+    CUDA kernel's registration", 'test label', 'CUDA kernel workaround'), or None when it is one."""
     if _in_literal_type(node):
         return "type"
     if _enum_member_value(node):
@@ -70,7 +75,28 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "device of a CUDA kernel's registration"
     if _test_label(node):
         return "test label"
+    if _guards_contiguous_workaround(node):
+        return "CUDA kernel workaround"
     return None
+
+
+def _guards_contiguous_workaround(node: nodes.NodeNG) -> bool:
+    """`if x.device.type == "cuda" [and ...]:` whose whole body makes tensors contiguous."""
+    comparison = _comparison_of(node)
+    if comparison is None or len(comparison.ops) != 1 or comparison.ops[0][0] not in ("==", "in", "is"):
+        return False
+    test = comparison
+    while isinstance(test.parent, nodes.BoolOp) and test.parent.op == "and":
+        test = test.parent
+    statement = test.parent
+    if not isinstance(statement, nodes.If) or statement.test is not test or statement.orelse:
+        return False
+    return all(isinstance(stmt, nodes.Assign) and _makes_contiguous(stmt.value) for stmt in statement.body)
+
+
+def _makes_contiguous(value: nodes.NodeNG) -> bool:
+    return isinstance(value, nodes.Call) and isinstance(value.func, nodes.Attribute) \
+        and value.func.attrname == "contiguous" and not value.args and not value.keywords
 
 
 def _abstract_default(node: nodes.NodeNG) -> bool:
