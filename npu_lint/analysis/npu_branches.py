@@ -26,7 +26,11 @@ take is not reported. A path is off the NPU when
   is CUDA: `if "cuda" in str(device):`), next to an `if` that asks for the NPU and does the
   NPU's part (`if is_torch_cuda_available(): ...` then
   `if is_torch_npu_available(): ... torch.npu.get_device_name()`, LLaMA-Factory's env.py;
-  axolotl's utils/distributed.py): each device has its own test.
+  axolotl's utils/distributed.py): each device has its own test;
+- it does CUDA's part of what a statement of the same block, `if <NPU test>:`, does for the NPU:
+  every torch.cuda name it uses (beyond the test) has its torch.npu twin in that body
+  (transformers' Trainer saves and restores each device's RNG state in an `if` per device, and
+  `set_seed` seeds CUDA and then, under `if is_torch_npu_available():`, the NPU).
 
 A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
 """
@@ -38,7 +42,7 @@ from typing import Iterable, Optional
 from astroid import nodes
 
 from npu_lint.analysis.environment import environment_use
-from npu_lint.analysis.names import identifier_words
+from npu_lint.analysis.names import identifier_words, is_chain_top, qualified_name
 
 POSITIVE, NEGATIVE, UNKNOWN = 1, -1, 0
 _NPU_STRING = re.compile(r"npu(?::\d*)?", re.IGNORECASE)
@@ -65,6 +69,8 @@ def off_npu_path(node: nodes.NodeNG) -> bool:
         if isinstance(parent, nodes.BoolOp) and _short_circuited_on_npu(parent, child):
             return True
         if _after_npu_exit(parent, child):
+            return True
+        if _mirrored_by_npu_part(parent, child):
             return True
         if isinstance(parent, nodes.If) and (child is parent.test or any(child is stmt for stmt in parent.body)) \
                 and _cuda_probe_beside_npu_probe(parent):
@@ -228,6 +234,38 @@ def _always_leaves(block: list[nodes.NodeNG]) -> bool:
     if isinstance(last, nodes.With):
         return _always_leaves(last.body)
     return False
+
+
+def _mirrored_by_npu_part(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> bool:
+    """Is the statement `child` CUDA's part of what a sibling `if <NPU test>:` does for the NPU?"""
+    for field in ("body", "orelse", "handlers", "finalbody"):
+        block = getattr(block_owner, field, None)
+        if not isinstance(block, list) or not any(child is stmt for stmt in block):
+            continue
+        npu_parts = [stmt for stmt in block if stmt is not child and isinstance(stmt, nodes.If)
+                     and not stmt.orelse and _polarity(stmt.test) == POSITIVE]
+        if not npu_parts:
+            return False
+        cuda_part = child.body + child.orelse if isinstance(child, nodes.If) and (
+            _probes_cuda(child.test) or _tests_cuda_device(child.test)) else [child]
+        cuda_names = _device_api_names(cuda_part, "torch.cuda.")
+        return bool(cuda_names) and any(cuda_names <= _device_api_names(part.body, "torch.npu.")
+                                        for part in npu_parts)
+    return False
+
+
+def _device_api_names(statements: list[nodes.NodeNG], prefix: str) -> set[str]:
+    """The names after `prefix` (`torch.cuda.`) of the attribute chains the statements use."""
+    found = set()
+    stack = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, nodes.Attribute) and is_chain_top(node):
+            qname = qualified_name(node)
+            if qname is not None and qname.startswith(prefix):
+                found.add(qname[len(prefix):])
+        stack.extend(node.get_children())
+    return found
 
 
 # -- what a test says about the NPU ---------------------------------------------
