@@ -57,6 +57,9 @@ from npu_lint.knowledge.library_advice import table
 _STRING_TESTS = frozenset({"startswith", "endswith"})
 _EXITS = (nodes.Raise, nodes.Return)
 _CUDA_WORDS = ("cuda", "gpu")
+# What a pure-torch twin of a custom kernel is called (`_bias_act_ref`, `forward_native`, `_torch`)
+_REFERENCE_WORDS = frozenset({"ref", "reference", "native", "naive", "torch", "pytorch", "python", "py",
+                              "slow", "fallback"})
 # What setup.py hands to a CUDA build only: nvcc's flags, the macro that compiles an extension's
 # CUDA sources in (mmcv's parrots build, detectron2-style `define_macros += [("WITH_CUDA", None)]`)
 _CUDA_BUILD_SETTING = re.compile(r"^(nvcc|(\w+_)?WITH_CUDA)$")
@@ -232,9 +235,11 @@ def _picks_counterpart(test: nodes.NodeNG) -> bool:
 def _calls_own_twins(side_a: list[nodes.NodeNG], side_b: list[nodes.NodeNG]) -> bool:
     """`if use_custom_op and x.is_cuda: return _bias_act_cuda(...).apply(x, b)` / `return
     _bias_act_ref(x, b)` (StyleGAN's ops in mmcv: bias_act, upfirdn2d, filtered_lrelu): one side
-    calls a function or class of the module named for CUDA, the other its twin that differs only
-    in that word (`ref`, `cpu`, `torch`). The CUDA one wraps the project's CUDA extension; on the
-    NPU the twin is the one that runs. Both must be the module's own (`x.to_cuda()` is no twin)."""
+    calls a function or class of the module named for CUDA, the other its reference twin that
+    differs only in that word (`ref`, `native`, `torch`). The CUDA one wraps the project's CUDA
+    extension; on the NPU the reference is the one that runs. Both must be the module's own
+    (`x.to_cuda()` is no twin), and a `cpu` twin does not count here: `_load_gpu()` over
+    `_load_cpu()` may be device setup that the port should follow."""
     module = (side_a or side_b)[0].root()
     names_a, names_b = _own_callees(side_a, module), _own_callees(side_b, module)
     return _twins(names_a, names_b) or _twins(names_b, names_a)
@@ -242,7 +247,7 @@ def _calls_own_twins(side_a: list[nodes.NodeNG], side_b: list[nodes.NodeNG]) -> 
 
 def _twins(cuda_side: set[str], other_side: set[str]) -> bool:
     """A name of `cuda_side` with a `cuda`/`gpu` word and more, and a name of `other_side` that has
-    the same words but another one (not `npu`: that side already serves the NPU) in its place."""
+    the same words but a word for a reference implementation in its place."""
     others = [identifier_words(name) for name in other_side]
     for name in cuda_side:
         words = identifier_words(name)
@@ -250,7 +255,7 @@ def _twins(cuda_side: set[str], other_side: set[str]) -> bool:
             if word not in _CUDA_WORDS or len(words) < 2:
                 continue
             if any(len(other) == len(words) and other[:index] == words[:index]
-                   and other[index + 1:] == words[index + 1:] and other[index] not in (*_CUDA_WORDS, "npu")
+                   and other[index + 1:] == words[index + 1:] and other[index] in _REFERENCE_WORDS
                    for other in others):
                 return True
     return False
