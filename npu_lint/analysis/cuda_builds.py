@@ -1,18 +1,21 @@
 """Code that builds CUDA code: at run time `torch.utils.cpp_extension.load(..., with_cuda=True)`, with
 nvcc flags (`extra_cuda_cflags`) or with a `.cu` file among its sources, `load_inline(...,
-cuda_sources=...)`; at install time `CUDAExtension` (NPU410)."""
+cuda_sources=...)`; at install time `CUDAExtension` (NPU410). Also the names a module binds to such a
+run-time build, which hold its CUDA kernels."""
 from __future__ import annotations
 
 import re
 
 from astroid import nodes
 
+from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import qualified_name
 
 BUILDERS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
 CUDA_EXTENSION_CLASSES = frozenset({"torch.utils.cpp_extension.CUDAExtension"})
 _LOAD = "torch.utils.cpp_extension.load"
 _CUDA_SOURCE = re.compile(r"\.cu$")
+_BUILT_NAMES = "_npu_lint_cuda_built_names"
 
 
 def cuda_build_argument(call: nodes.Call) -> tuple[nodes.NodeNG, str] | None:
@@ -45,10 +48,47 @@ def _sources(call: nodes.Call) -> nodes.NodeNG | None:
     return call.args[1] if len(call.args) > 1 else None
 
 
-def _names_cuda_source(sources: nodes.NodeNG) -> bool:
-    """A string in the sources' expression that ends in `.cu` (a file, a joined path, a glob)."""
-    return any(isinstance(node.value, str) and _CUDA_SOURCE.search(node.value)
-               for node in sources.nodes_of_class(nodes.Const))
+def _names_cuda_source(sources: nodes.NodeNG, follow: bool = True) -> bool:
+    """A string in the sources' expression that ends in `.cu` (a file, a joined path, a glob), also
+    in what a name among them is assigned (transformers' YOSO: `src_files = append_root([...".cu"])`)."""
+    if any(isinstance(node.value, str) and _CUDA_SOURCE.search(node.value)
+           for node in sources.nodes_of_class(nodes.Const)):
+        return True
+    return follow and any(_names_cuda_source(value, follow=False)
+                          for name in sources.nodes_of_class(nodes.Name) for value in _assigned_values(name))
+
+
+def _assigned_values(name: nodes.Name) -> list[nodes.NodeNG]:
+    try:
+        _scope, assignments = name.lookup(name.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return []
+    return [assignment.parent.value for assignment in assignments
+            if isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)]
+
+
+def built_module_names(module: nodes.Module) -> frozenset[str]:
+    """The module names of the CUDA builds this module makes at run time: `load("fast_lsh_cumulation",
+    [..."fast_lsh_cumulation.cu"])` builds a module that `import fast_lsh_cumulation` then binds
+    (transformers' YOSO and MRA). Computed once; only modules that import torch.utils look."""
+    names = getattr(module, _BUILT_NAMES, None)
+    if names is None:
+        names = frozenset()
+        if any(imported.startswith("torch.utils") for imported in facts_of(module).imported):
+            names = frozenset(filter(None, (_built_name(call) for call in module.nodes_of_class(nodes.Call))))
+        setattr(module, _BUILT_NAMES, names)
+    return names
+
+
+def _built_name(call: nodes.Call) -> str | None:
+    func = call.func
+    if (func.name if isinstance(func, nodes.Name) else getattr(func, "attrname", None)) not in ("load", "load_inline"):
+        return None  # most calls: no qualified name asked for
+    name = next((keyword.value for keyword in call.keywords or () if keyword.arg == "name"), None)
+    name = name if name is not None else (call.args[0] if call.args else None)
+    if not (isinstance(name, nodes.Const) and isinstance(name.value, str)):
+        return None
+    return name.value if cuda_build_argument(call) is not None else None
 
 
 def _builds_cuda(keyword: nodes.Keyword) -> bool:

@@ -9,7 +9,8 @@
         def forward(ctx, x): return rope_op(x)
     def fused_rope(x): return _Rope.apply(x)     and so on, through the module's own names
 
-(torchtitan's overrides/fused_mla.py, fused_swiglu.py, helion_rope.py.) A device test that
+(torchtitan's overrides/fused_mla.py, fused_swiglu.py, helion_rope.py.) A module name bound to the
+module's own CUDA build (analysis/cuda_builds.py) counts as such a kernel too. A device test that
 decides whether one of them runs keeps NPU tensors out of a CUDA kernel, and the device a custom
 op registers such a function for is CUDA's: `.is_npu` or "npu" there would send NPU tensors into
 Triton. Names are matched within the module (definitions at module level, also under `if` or
@@ -21,6 +22,7 @@ from typing import Iterator
 
 from astroid import nodes
 
+from npu_lint.analysis.cuda_builds import built_module_names, cuda_build_argument
 from npu_lint.analysis.names import qualified_name
 from npu_lint.knowledge.library_advice import table
 
@@ -44,9 +46,13 @@ def runs_cuda_kernel(function: nodes.FunctionDef) -> bool:
 def _kernel_names(module: nodes.Module) -> frozenset[str]:
     definitions = list(_module_definitions(module))
     found = {d.name for d in definitions if isinstance(d, nodes.FunctionDef) and _decorated_by_library(d)}
-    if not found:
+    builds = _names_of_builds(module)
+    if not found and not builds:
         return frozenset()
     references = {id(d): _names_used(d) for d in definitions if d.name not in found}
+    found |= {d.name for d in definitions if d.name not in found and references[id(d)] & builds}
+    if not found:
+        return frozenset()
     changed = True
     while changed:  # until no definition uses a name found so far
         changed = False
@@ -55,6 +61,26 @@ def _kernel_names(module: nodes.Module) -> frozenset[str]:
                 found.add(definition.name)
                 changed = True
     return frozenset(found)
+
+
+def _names_of_builds(module: nodes.Module) -> frozenset[str]:
+    """Module names that hold a CUDA build of its own: `ext = load("ext", [..."ext.cu"])`, `import
+    fast_lsh_cumulation as lsh_cumulation` after `load("fast_lsh_cumulation", ...)` (YOSO). A
+    function that calls into one runs a CUDA kernel just as one that launches a Triton kernel."""
+    built = built_module_names(module)
+    if not built:
+        return frozenset()
+    names = set()
+    for name, assignments in module.locals.items():
+        for assignment in assignments:
+            if isinstance(assignment, nodes.Import) and any(
+                    (alias or imported) == name and imported in built for imported, alias in assignment.names):
+                names.add(name)
+            elif isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign) \
+                    and isinstance(assignment.parent.value, nodes.Call) \
+                    and cuda_build_argument(assignment.parent.value) is not None:
+                names.add(name)
+    return frozenset(names)
 
 
 def _module_definitions(module: nodes.Module) -> Iterator[nodes.NodeNG]:

@@ -24,6 +24,13 @@
     def op(x): _kernel[grid](x)                               registered for
     if is_cuda: loss = rnnt.tdt_loss_gpu          or over an error where there is no twin
     else: raise NotImplementedError()
+    if x.is_cuda: return _bias_act_cuda().apply(x)   or the module's own function named for CUDA
+    return _bias_act_ref(x)                          over its twin (mmcv's StyleGAN ops)
+    if not torch.backends.cudnn.enabled: return False    a probe of a cuDNN path
+    if x.device.type != "cuda": return False
+    if torch.cuda.is_available():                 the flags and macro of a CUDA build
+        extra_compile_args["nvcc"] += flags
+    lsh.fast_hash(q, k, x.is_cuda)                a flag handed to the module's CUDA build
 
 On the NPU such a test is False and the code takes its other path (numpy, torch), which is what
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
@@ -37,17 +44,26 @@ and CUDA kernels only (torch_scatter, pyg_lib), which PyG calls for CUDA tensors
 from __future__ import annotations
 
 import functools
+import re
 from typing import Iterator
 
 from astroid import nodes
 
-from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument
+from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, built_module_names, cuda_build_argument
 from npu_lint.analysis.cuda_kernels import kernel_names, runs_cuda_kernel
 from npu_lint.analysis.names import identifier_words, qualified_name, statements_after
 from npu_lint.knowledge.library_advice import table
 
 _STRING_TESTS = frozenset({"startswith", "endswith"})
 _EXITS = (nodes.Raise, nodes.Return)
+_CUDA_WORDS = ("cuda", "gpu")
+# What a pure-torch twin of a custom kernel is called (`_bias_act_ref`, `forward_native`, `_torch`)
+_REFERENCE_WORDS = frozenset({"ref", "reference", "native", "naive", "torch", "pytorch", "python", "py",
+                              "slow", "fallback"})
+# What setup.py hands to a CUDA build only: nvcc's flags, the macro that compiles an extension's
+# CUDA sources in (mmcv's parrots build, detectron2-style `define_macros += [("WITH_CUDA", None)]`)
+_CUDA_BUILD_SETTING = re.compile(r"^(nvcc|(\w+_)?WITH_CUDA)$")
+_DEFINITIONS = (nodes.FunctionDef, nodes.ClassDef)
 
 
 def guards_cuda_library(node: nodes.NodeNG) -> bool:
@@ -124,7 +140,31 @@ def _probe_answers_no(test: nodes.NodeNG) -> bool:
             and isinstance(parent.body[-1], _EXITS)):
         return False
     scope = test.scope()
-    return isinstance(scope, nodes.FunctionDef) and _spells_library(scope.name)
+    return isinstance(scope, nodes.FunctionDef) and (_spells_library(scope.name) or _probes_cudnn(scope, parent))
+
+
+def _probes_cudnn(function: nodes.FunctionDef, device_test: nodes.If) -> bool:
+    """`def _should_use_custom_op(x): if not torch.backends.cudnn.enabled: return False; if
+    x.device.type != "cuda": return False` (StyleGAN's conv2d_gradfix in mmcv): a function that
+    answers no when cuDNN is off tells whether a cuDNN path may run. `torch.backends.cudnn.enabled`
+    stays True on the NPU, so the device test is what keeps NPU tensors out of cuDNN's kernels."""
+    if not _returns_false(device_test):
+        return False
+    for statement in function.body:
+        if isinstance(statement, nodes.If) and statement is not device_test and _returns_false(statement) \
+                and any(_cudnn_setting(node) for node in statement.test.nodes_of_class(nodes.Attribute)):
+            return True
+    return False
+
+
+def _returns_false(statement: nodes.If) -> bool:
+    last = statement.body[-1]
+    return isinstance(last, nodes.Return) and isinstance(last.value, nodes.Const) and last.value.value is False
+
+
+def _cudnn_setting(node: nodes.Attribute) -> bool:
+    qname = qualified_name(node) if node.attrname in ("enabled", "is_available") else None
+    return qname in ("torch.backends.cudnn.enabled", "torch.backends.cudnn.is_available")
 
 
 def _test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeNG]]:
@@ -149,7 +189,22 @@ def _guards(test: nodes.NodeNG) -> bool:
     """Does the code `test` decides about name a CUDA-only library, or pick the project's CUDA
     implementation over its CPU counterpart?"""
     test, siblings = _test_expression(test)
-    return any(_names_library(part) for part in siblings + list(_decided_by(test))) or _picks_counterpart(test)
+    return any(_names_library(part) for part in siblings + list(_decided_by(test))) \
+        or _picks_counterpart(test) or _handed_to_cuda_build(test)
+
+
+def _handed_to_cuda_build(test: nodes.NodeNG) -> bool:
+    """`lsh_cumulation.fast_hash(q, k, use_cuda, 1)` (transformers' YOSO): the test is an argument of
+    a function of the module's CUDA build, which asks it for its CUDA path; `True` there on the
+    NPU would run the CUDA kernel on NPU memory."""
+    child = test.parent if isinstance(test.parent, nodes.Keyword) else test
+    call = child.parent
+    if not isinstance(call, nodes.Call) or child is call.func:
+        return False
+    callee = call.func
+    while isinstance(callee, nodes.Attribute):
+        callee = callee.expr
+    return isinstance(callee, nodes.Name) and callee is not call.func and _bound_by_import_call(callee)
 
 
 def _picks_counterpart(test: nodes.NodeNG) -> bool:
@@ -166,10 +221,56 @@ def _picks_counterpart(test: nodes.NodeNG) -> bool:
         if _picks_cuda_function(parent.body) and _raises_only(parent.orelse):
             return True  # `if is_cuda: loss_func = rnnt.tdt_loss_gpu else: raise ...` (NeMo): no twin
         sides = [_imported_names(parent.body), _imported_names(parent.orelse)]
+        if _calls_own_twins(parent.body, parent.orelse):
+            return True
+    elif isinstance(parent, nodes.If) and parent.test is test and parent.body and isinstance(parent.body[-1], nodes.Return):
+        after = next(statements_after(parent), None)
+        return after is not None and _calls_own_twins(parent.body, [after])
     else:
         return False
     (cuda_a, cpu_a), (cuda_b, cpu_b) = (_device_shapes(side) for side in sides)
     return bool(cuda_a & cpu_b or cpu_a & cuda_b)
+
+
+def _calls_own_twins(side_a: list[nodes.NodeNG], side_b: list[nodes.NodeNG]) -> bool:
+    """`if use_custom_op and x.is_cuda: return _bias_act_cuda(...).apply(x, b)` / `return
+    _bias_act_ref(x, b)` (StyleGAN's ops in mmcv: bias_act, upfirdn2d, filtered_lrelu): one side
+    calls a function or class of the module named for CUDA, the other its reference twin that
+    differs only in that word (`ref`, `native`, `torch`). The CUDA one wraps the project's CUDA
+    extension; on the NPU the reference is the one that runs. Both must be the module's own
+    (`x.to_cuda()` is no twin), and a `cpu` twin does not count here: `_load_gpu()` over
+    `_load_cpu()` may be device setup that the port should follow."""
+    module = (side_a or side_b)[0].root()
+    names_a, names_b = _own_callees(side_a, module), _own_callees(side_b, module)
+    return _twins(names_a, names_b) or _twins(names_b, names_a)
+
+
+def _twins(cuda_side: set[str], other_side: set[str]) -> bool:
+    """A name of `cuda_side` with a `cuda`/`gpu` word and more, and a name of `other_side` that has
+    the same words but a word for a reference implementation in its place."""
+    others = [identifier_words(name) for name in other_side]
+    for name in cuda_side:
+        words = identifier_words(name)
+        for index, word in enumerate(words):
+            if word not in _CUDA_WORDS or len(words) < 2:
+                continue
+            if any(len(other) == len(words) and other[:index] == words[:index]
+                   and other[index + 1:] == words[index + 1:] and other[index] in _REFERENCE_WORDS
+                   for other in others):
+                return True
+    return False
+
+
+def _own_callees(statements: list[nodes.NodeNG], module: nodes.Module) -> set[str]:
+    """The module's own functions and classes that `statements` call by name."""
+    names = set()
+    for statement in statements:
+        for call in statement.nodes_of_class(nodes.Call):
+            func = call.func
+            if isinstance(func, nodes.Name) and any(
+                    isinstance(definition, _DEFINITIONS) for definition in module.locals.get(func.name, ())):
+                names.add(func.name)
+    return names
 
 
 def _picks_cuda_function(statements: list[nodes.NodeNG]) -> bool:
@@ -256,6 +357,8 @@ def _names_library(tree: nodes.NodeNG) -> bool:
             return True
         if isinstance(node, nodes.Call) and cuda_build_argument(node) is not None:
             return True  # a CUDA kernel built at run time (NPU412): `if not cuda: raise` keeps nvcc away
+        if isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_BUILD_SETTING.match(node.value):
+            return True  # `extra_compile_args["nvcc"] += [...]`, `("MMCV_WITH_CUDA", None)`: a CUDA build's setup
     return False
 
 
@@ -271,12 +374,15 @@ def _library(qname: str) -> bool:
 
 def _bound_by_import_call(name: nodes.Name) -> bool:
     """`cp, has_cp = optional_import("cupy")`, `xf = importlib.import_module("xformers")`, or an
-    extension built from CUDA sources (basicsr's `deform_conv_ext = load(..., sources=[...".cu"])`)."""
+        extension built from CUDA sources (basicsr's `deform_conv_ext = load(..., sources=[...".cu"])`),
+    also imported by the name such a build was given (transformers' YOSO)."""
     try:
         _scope, assignments = name.lookup(name.name)
     except Exception:  # astroid raises assorted errors on odd scopes
         return False
     for assignment in assignments:
+        if isinstance(assignment, nodes.Import) and _imports_cuda_build(assignment, name.name):
+            return True
         if not isinstance(assignment, nodes.AssignName):
             continue  # `__file__` and other module attributes astroid makes up: no statement
         statement = assignment.statement()
@@ -289,6 +395,13 @@ def _bound_by_import_call(name: nodes.Name) -> bool:
             if isinstance(first, nodes.Const) and isinstance(first.value, str) and _library(first.value):
                 return True
     return False
+
+
+def _imports_cuda_build(statement: nodes.Import, bound: str) -> bool:
+    """`import fast_lsh_cumulation as lsh_cumulation` after the module's `load("fast_lsh_cumulation",
+    [...".cu"])`: the name holds the CUDA build."""
+    built = built_module_names(statement.root())
+    return any((alias or name) == bound and name in built for name, alias in statement.names)
 
 
 def _spells_library(identifier: str) -> bool:

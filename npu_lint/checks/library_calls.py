@@ -56,7 +56,19 @@ class CudaOnlyLibraryCall(Check):
                     or is_own_package(ctx, use.library)  # the library's own code
                     or _inside_covered_kernel(use.node, self.table)
                     # `@tracer.register_leaf_module_impl(apex.FusedRMSNorm)`: a key, the import is the finding
-                    or (use.role == "reference" and registration_key(use.node)))
+                    or (use.role == "reference" and registration_key(use.node))
+                    or _module_alias(use))
+
+
+def _module_alias(use: LibraryUse) -> bool:
+    """`import tinycudann` / `tcnn = tinycudann` (nerfstudio's utils/external.py): another name for
+    the imported module uses nothing of it; the import is the finding, and the calls through the
+    alias are reported where they are made."""
+    node = use.node
+    return (use.role == "reference" and isinstance(node, nodes.Name) and isinstance(use.binding, nodes.Import)
+            and any(use.qname == name for name, _alias in use.binding.names)  # the module, not a name in it
+            and isinstance(node.parent, nodes.Assign) and node.parent.value is node
+            and all(isinstance(target, nodes.AssignName) for target in node.parent.targets))
 
 
 class _Folded:

@@ -90,20 +90,27 @@ class TorchCudaApi(Check):
                 replacement = None
             edits = (use.edit_for(replacement),) if replacement else ()
             exposed = _guards_unfixed_use(use, ctx, self.release) if edits else None
+            outer = _argument_of_unfixed_call(use, ctx, self.release) if edits and exposed is None else None
+            if outer is not None:
+                # `torch.cuda.get_device_capability(torch.cuda.device(i))`: the call is ported by
+                # hand; renaming its argument alone leaves a line half CUDA, half NPU
+                edits = ()
             if exposed is not None:
                 # `torch.cuda.is_available() and torch.cuda.nccl.version() >= (2, 10)`: renaming the
                 # test alone would run the other name on the NPU, where the test kept it off
                 edits = ()
-            amp = _device_type_call(use, ctx, self.release) if replacement else None
+            amp = _device_type_call(use, ctx, self.release) if replacement and outer is None else None
             if amp is not None and self.settings.strategy == "manual":
                 replacement, edits = amp  # torch's own spelling, `torch.amp.X("npu")`
             neutral = _device_neutral(use, ctx, self.release) \
-                if self.settings.strategy == "agnostic" and exposed is None else None
+                if self.settings.strategy == "agnostic" and exposed is None and outer is None else None
             added = "" if works else first_release_with_equivalent(use.qname, patched=auto)
             stand_in = stand_in_note(use.qname) if works else ""
             note = stand_in or note_for(use.qname)
             if exposed is not None:
                 note = f"port `{exposed}`, which it guards, first: renamed alone, the test lets it run on the NPU"
+            elif outer is not None:
+                note = f"port it with `{outer}`, whose argument it is and which has no fix"
             count = len(ctx.findings)
             ctx.report(
                 self.rule, use.node, start=use.start, end=use.end,
@@ -141,6 +148,21 @@ def _guards_unfixed_use(use: _CudaUse, ctx: ModuleContext, release: str) -> str 
             replacement = npu_equivalent(other.qname, release)
             if replacement is None or stand_in_note(other.qname) or other.edit_for(replacement) is None:
                 return other.qname
+    return None
+
+
+def _argument_of_unfixed_call(use: _CudaUse, ctx: ModuleContext, release: str) -> str | None:
+    """The torch.cuda name called with `use` in its arguments when that call gets no fix (no NPU name,
+    a stand-in that answers wrongly, a chain no edit reaches), else None."""
+    child, parent = use.node, use.node.parent
+    while parent is not None and not parent.is_statement and not isinstance(parent, nodes.Lambda):
+        if isinstance(parent, nodes.Call) and child is not parent.func:
+            outer = _expression_use(parent.func, ctx, release)
+            if outer is not None and not guarded_by_hasattr(outer.node, outer.qname):
+                replacement = npu_equivalent(outer.qname, release)
+                if replacement is None or stand_in_note(outer.qname) or outer.edit_for(replacement) is None:
+                    return outer.qname
+        child, parent = parent, parent.parent
     return None
 
 
