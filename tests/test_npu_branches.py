@@ -100,3 +100,27 @@ def test_off_the_npu_path(body):
 ])
 def test_still_reported(body, expected):
     assert codes(body) == expected
+
+
+def test_the_text_precheck_finds_every_way_the_rules_name_the_npu():
+    """`may_name_npu` lets ModuleContext skip the walk up from each finding in a module that
+    cannot name the NPU; it must hold wherever `names_npu` or an "npu" device string would."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from npu_lint.analysis.names import identifier_words
+    from npu_lint.analysis.npu_branches import _NPU_STRING, may_name_npu
+
+    pieces = st.sampled_from(["npu", "NPU", "Npu", "nPu", "npU", "in", "put", "is_", "_", "A", "ccel", "2", ":0",
+                              ".", "torch", "Input", "x", "S", "s"])
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(pieces, min_size=1, max_size=6))
+    def check(parts):
+        text = "".join(parts)
+        if "npu" in identifier_words(text) or _NPU_STRING.fullmatch(text):
+            assert may_name_npu(text), text
+
+    check()
+    assert not may_name_npu("def forward(self, input):\n    return self.inputs(input)\n")
+    assert may_name_npu("if is_torch_npu_available():") and may_name_npu("class NPUAccelerator:")

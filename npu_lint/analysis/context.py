@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from npu_lint.analysis.npu_branches import off_npu_path
+from npu_lint.analysis.npu_branches import may_name_npu, off_npu_path
 from npu_lint.analysis.npu_siblings import in_class_with_npu_sibling
 from npu_lint.analysis.torch_npu_import import (
     first_line, imports_torch_npu, imports_torch_npu_in, indentation, insertion_before_edit, insertion_edit,
@@ -30,6 +30,7 @@ class ModuleContext:
         self.settings = settings
         self.findings: list[Finding] = []
         self.scratch: dict = {}  # per-module state of checks, keyed by check
+        self._may_name_npu: bool | None = None
 
     def nodes_of(self, types: type | tuple[type, ...]) -> list[nodes.NodeNG]:
         """The module's nodes of these types (or their subclasses) in source order, as
@@ -161,7 +162,9 @@ class ModuleContext:
         On the agnostic route a rule fixes with `agnostic_edits` (code that runs on CUDA and the NPU
         alike); without them its NPU fix (a torch.npu name, ASCEND_RT_VISIBLE_DEVICES, ...) is shown,
         never applied, since it would break the CUDA path."""
-        if node is not self.module and off_npu_path(node):
+        if self._may_name_npu is None:
+            self._may_name_npu = may_name_npu(self.text)
+        if node is not self.module and self._may_name_npu and off_npu_path(node):
             return  # a branch an NPU machine never takes: the project handles the NPU already
         if node is not self.module and self.settings.strategy != "auto" and in_class_with_npu_sibling(node):
             # The NPU runs its own class. Not on the transfer_to_npu route: there

@@ -54,6 +54,17 @@ _CUDA_STRING = re.compile(r"cuda(:|$)", re.IGNORECASE)
 _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 
 
+# Every way a module can say "NPU" that the rules below read (an identifier word `npu`, an "npu"
+# device string or variable name in any case) matches this; "input" does not.
+_MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)")
+
+
+def may_name_npu(text: str) -> bool:
+    """False when the source text cannot hold a test or body that names the NPU: then no path
+    of it is off the NPU's, and `off_npu_path` need not walk up from each finding."""
+    return _MAY_NAME_NPU.search(text) is not None
+
+
 def off_npu_path(node: nodes.NodeNG) -> bool:
     """Is `node` evaluated only where an NPU machine does not go (see the module doc)?"""
     if _beside_npu(node):
