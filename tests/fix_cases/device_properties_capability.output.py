@@ -1,0 +1,31 @@
+# A compute-capability check read from the device properties is shown, never rewritten: on the NPU
+# `major` and `minor` are None (or missing), so the renamed check would fail (denoising-diffusion-
+# pytorch attend.py, transformers utils/import_utils.py, coqui-TTS perceiver_encoder.py).
+import torch
+import torch_npu
+from packaging import version
+
+if not torch.cuda.is_available() or torch.cuda.get_device_properties(0).major < 8:
+    flash = False
+
+
+def flash_config():
+    device_properties = torch.cuda.get_device_properties(torch.device("cuda"))
+    return version.parse(f"{device_properties.major}.{device_properties.minor}")
+
+
+def is_a100():
+    dprops = torch.cuda.get_device_properties(torch.npu.current_device())
+    return dprops.major == 8 and dprops.minor == 0
+
+
+# Near misses: the fields the NPU fills (name, total_memory) keep their fix.
+total = torch.npu.get_device_properties(0).total_memory
+props = torch.npu.get_device_properties(0)
+print(props.name, props.total_memory)
+
+
+def other_scope():
+    major = 8
+    props = torch.npu.get_device_properties(0)
+    return props.total_memory, major
