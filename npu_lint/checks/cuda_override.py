@@ -11,7 +11,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.receivers import ReceiverKind, class_kind
+from npu_lint.analysis.receivers import ReceiverKind, class_kind, receiver_kind
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Position
 
@@ -29,7 +29,7 @@ class CudaOverride(Check):
         cls = node.parent
         if node.name != "cuda" or not isinstance(cls, nodes.ClassDef) or _is_property(node):
             return
-        if _only_calls_super(node) or _has_npu_method(cls):
+        if _adds_nothing(node) or _has_npu_method(cls):
             return
         base = _BASE_LABEL.get(class_kind(cls))
         if base is None:
@@ -53,12 +53,38 @@ def _has_npu_method(cls: nodes.ClassDef) -> bool:
     return any("npu" in klass.locals for klass in classes if not klass.qname().startswith("torch."))
 
 
-def _only_calls_super(node: nodes.FunctionDef) -> bool:
-    """`def cuda(self, *a, **k): return super().cuda(*a, **k)` adds nothing the base skips."""
+def _adds_nothing(node: nodes.FunctionDef) -> bool:
+    """Does the override only do what the base's npu() does anyway: defer to `super().cuda(...)`,
+    move submodules the Module registers (`self.model.cuda()`, fairseq's SequenceGenerator),
+    return self?"""
     body = [stmt for stmt in node.body if not (isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Const))]
-    if len(body) != 1 or not isinstance(body[0], (nodes.Return, nodes.Expr)):
+    for stmt in body:
+        if isinstance(stmt, nodes.Return) and (_returns_self(stmt.value) or _super_cuda(stmt.value)):
+            continue
+        if isinstance(stmt, nodes.Expr) and (_super_cuda(stmt.value) or _moves_submodule(stmt.value)):
+            continue
         return False
-    call = body[0].value
-    return (isinstance(call, nodes.Call) and isinstance(call.func, nodes.Attribute) and call.func.attrname == "cuda"
-            and isinstance(call.func.expr, nodes.Call) and isinstance(call.func.expr.func, nodes.Name)
-            and call.func.expr.func.name == "super")
+    return True
+
+
+def _returns_self(value) -> bool:
+    return isinstance(value, nodes.Name) and value.name == "self"
+
+
+def _cuda_call(value) -> nodes.Attribute | None:
+    if isinstance(value, nodes.Call) and isinstance(value.func, nodes.Attribute) and value.func.attrname == "cuda":
+        return value.func
+    return None
+
+
+def _super_cuda(value) -> bool:
+    func = _cuda_call(value)
+    return (func is not None and isinstance(func.expr, nodes.Call) and isinstance(func.expr.func, nodes.Name)
+            and func.expr.func.name == "super")
+
+
+def _moves_submodule(value) -> bool:
+    """`self.model.cuda()` where `self.model` is a Module: registered, the base's npu() moves it."""
+    func = _cuda_call(value)
+    return (func is not None and isinstance(func.expr, nodes.Attribute) and _returns_self(func.expr.expr)
+            and receiver_kind(func.expr) is ReceiverKind.MODULE)
