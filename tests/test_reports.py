@@ -80,11 +80,14 @@ def test_source_text_a_message_quotes_is_one_line():
         "    y = torch.softmax(x *\n"
         "                      ious, 0)[mask]\n"
         "    z = x.to(torch.double)\n"
-        "    return m, y, z\n"
+        "    w = torch.tensor(0,\n"
+        "                     dtype=ious.dtype).to(ious.device, non_blocking=True).double()\n"
+        "    return m, y, z, w\n"
     )
     findings = Engine(Settings(select=("NPU606", "NPU611"))).check_text(text, "model.py").findings
     messages = {f.start.line: f.message for f in findings}
     assert "`(torch.cumsum(x, -1) > 0).to(torch.double)`" in messages[3]
     assert "`torch.softmax(x * ious, 0)[mask]`" in messages[11]
     assert "`x.to(torch.double)`" in messages[13]  # one-line text is quoted as written
+    assert "`torch.tensor(0, dtype=ious.d...non_blocking=True).double()`" in messages[14]  # both ends kept
     assert not any("\n" in message for message in messages.values())

@@ -216,7 +216,11 @@ def _one_line(value):
     text = "\n".join(line.strip() for line in value.splitlines() if line.strip())
     # no space inside brackets opened or closed at a line break, nor a trailing comma there
     text = re.sub(r",?\n([)\]}])", r"\1", re.sub(r"([(\[{])\n", r"\1", text)).replace("\n", " ")
-    return text if len(text) <= _QUOTE_LIMIT else text[:_QUOTE_LIMIT - 3].rstrip() + "..."
+    if len(text) <= _QUOTE_LIMIT:
+        return text
+    # keep both ends: the end holds what the message is about (`.double()`, `[mask]`)
+    half = (_QUOTE_LIMIT - 3) // 2
+    return text[:half].rstrip() + "..." + text[-half:].lstrip()
 
 
 def _newline(line: str) -> str:
