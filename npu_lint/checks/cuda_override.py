@@ -1,7 +1,7 @@
 """check: cuda_override -- a Module or Tensor class that overrides `cuda()` but not `npu()`.
 
-The port turns the callers' `.cuda()` into `.npu()` (NPU103), and `npu()` is then the base
-class's, from torch_npu: what the override adds (moving a teacher model kept outside the
+The port turns the callers' `.cuda()` into `.npu()` (NPU103; `.to(device)` on the agnostic
+route, where the class needs its own `to()`), and `npu()` is then the base class's, from torch_npu: what the override adds (moving a teacher model kept outside the
 submodules, dropping cached values, building a GPU index) no longer happens. Only classes whose
 lineage astroid sees reach torch.nn.Module or torch.Tensor; a class with an `npu()` of its own
 (or from a base of the project) is ported already.
@@ -29,7 +29,10 @@ class CudaOverride(Check):
         cls = node.parent
         if node.name != "cuda" or not isinstance(cls, nodes.ClassDef) or _is_property(node):
             return
-        if _adds_nothing(node) or _has_npu_method(cls):
+        # The manual port calls `.npu()`; the agnostic one `.to(device)` (NPU103's two fixes).
+        method, call, own = (("to", ".to(device)", "a `to()`") if self.settings.strategy == "agnostic"
+                             else ("npu", ".npu()", "an `npu()`"))
+        if _adds_nothing(node) or _defines(cls, method):
             return
         base = _BASE_LABEL.get(class_kind(cls))
         if base is None:
@@ -37,7 +40,7 @@ class CudaOverride(Check):
         start = ctx.start(node)  # the `def`; the finding spans `def cuda`, not the whole body
         name = ctx.index.line(start.line).find("cuda", start.column)
         end = Position(start.line, name + len("cuda")) if name >= 0 else None
-        ctx.report(self.rule, node, start=start, end=end, cls=cls.name, base=base)
+        ctx.report(self.rule, node, start=start, end=end, cls=cls.name, base=base, method=method, call=call, own=own)
 
 
 def _is_property(node: nodes.FunctionDef) -> bool:
@@ -45,12 +48,13 @@ def _is_property(node: nodes.FunctionDef) -> bool:
                for d in (node.decorators.nodes if node.decorators else ()))
 
 
-def _has_npu_method(cls: nodes.ClassDef) -> bool:
+def _defines(cls: nodes.ClassDef, method: str) -> bool:
+    """Does the class, or a base of the project (not torch's), define `method`?"""
     try:
         classes = [cls, *cls.ancestors()]
     except Exception:  # astroid raises assorted errors on odd class hierarchies
         return True
-    return any("npu" in klass.locals for klass in classes if not klass.qname().startswith("torch."))
+    return any(method in klass.locals for klass in classes if not klass.qname().startswith("torch."))
 
 
 def _adds_nothing(node: nodes.FunctionDef) -> bool:
