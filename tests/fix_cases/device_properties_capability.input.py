@@ -18,6 +18,13 @@ def is_a100():
     return dprops.major == 8 and dprops.minor == 0
 
 
+# The streaming-multiprocessor count is left empty the same way (unsloth models/_utils.py,
+# torchtitan deepep.py).
+def is_big_gpu(index):
+    sms = torch.cuda.get_device_properties(index).multi_processor_count
+    return sms >= 80
+
+
 # Near misses: the fields the NPU fills (name, total_memory) keep their fix.
 total = torch.cuda.get_device_properties(0).total_memory
 props = torch.cuda.get_device_properties(0)
