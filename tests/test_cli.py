@@ -72,6 +72,28 @@ def test_select_and_ignore(tmp_path):
     assert codes("--select", "NPU1", "--ignore", "NPU11") == ["NPU101"]
 
 
+def test_select_all_runs_every_rule_and_a_wrong_code_is_an_error(tmp_path):
+    # A new user tries Ruff's `--select ALL`: it matched no rule and ended in "All checks passed!".
+    text = GPU + "loader = torch.utils.data.DataLoader([1, 2])\n"  # NPU601, NPU602: off by default
+    path = _write(tmp_path, text)
+
+    def codes(*args):
+        proc = run_tool("npu_lint", "check", "--format", "json", *args, str(path))
+        return sorted(item["code"] for item in json.loads(proc.stdout))
+
+    every = ["NPU101", "NPU601", "NPU602"]
+    assert codes("--select", "ALL") == every
+    assert codes("--select", "all") == every
+    assert codes("--select", ",".join(f"NPU{n}" for n in range(10))) == every
+    assert codes("--select", "ALL", "--ignore", "NPU60") == ["NPU101"]
+    assert codes("--select", "ALL", "--ignore", "ALL") == []
+    assert codes("--select", "NPU") == ["NPU101"]  # "NPU" alone: the default rules
+    for flag in ("--select", "--ignore"):
+        proc = run_tool("npu_lint", "check", flag, "E501,NPU1", str(path))
+        assert proc.returncode == 2 and "All checks passed" not in proc.stdout
+        assert f"{flag}: not npu-lint rule codes: E501" in proc.stderr and "ALL" in proc.stderr
+
+
 def test_syntax_error_is_reported_not_raised(tmp_path):
     path = _write(tmp_path, "import torch\ntorch.cuda.synchronize(\n")
     proc = run_tool("npu_lint", "check", str(path))

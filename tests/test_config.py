@@ -7,6 +7,7 @@ import pytest
 from conftest import run_tool
 
 from npu_lint.config.files import ConfigError, load_settings
+from npu_lint.knowledge.loader import shipped_rules
 from npu_lint.knowledge.release_data import releases
 
 GPU = "import torch\nimport torch_npu\ntorch.cuda.synchronize()\nx = torch.ones(2, device='cuda')\n"
@@ -30,6 +31,15 @@ def test_pyproject_table_is_read(tmp_path):
     assert _codes(tmp_path / "new.py") == ["NPU101"]
     assert _codes(tmp_path / "legacy" / "old.py") == []
     assert _codes(tmp_path / "new.py", "--select", "NPU1") == ["NPU101"], "flags override the file"
+
+
+def test_select_all_in_the_configuration(tmp_path):
+    # Ruff's spelling for every rule, the off-by-default ones too, for every front end
+    (tmp_path / "pyproject.toml").write_text('[tool.npu-lint]\nselect = ["ALL"]\n')
+    settings = load_settings(str(tmp_path / "a.py"))
+    assert settings.select == ("ALL",)
+    by_code = {rule.code: rule for rule in shipped_rules()}
+    assert settings.enables(by_code["NPU101"]) and settings.enables(by_code["NPU601"])
 
 
 def test_setup_cfg_section_is_read(tmp_path):

@@ -58,3 +58,36 @@ def test_statistics_counts_per_rule():
     items = json.loads(proc.stdout)
     count = sum(1 for item in items if item["code"] == "NPU101")
     assert f"{count:>6}  NPU101  torch-cuda-api [*]" in proc.stderr
+
+
+def test_source_text_a_message_quotes_is_one_line():
+    # pyro contrib/mue/dataloaders.py and mmpose sim_ota_assigner.py: an expression written over
+    # several lines, quoted whole, broke the one-line-per-finding formats.
+    from npu_lint.config.settings import Settings
+    from npu_lint.engine.engine import Engine
+
+    text = (
+        "import torch\n"
+        "def f(x, ious):\n"
+        "    m = (\n"
+        "        torch.cumsum(\n"
+        "            x,\n"
+        "            -1,\n"
+        "        )\n"
+        "        > 0\n"
+        "    ).to(torch.double)\n"
+        "    mask = torch.softmax(ious, 0) > 0\n"
+        "    y = torch.softmax(x *\n"
+        "                      ious, 0)[mask]\n"
+        "    z = x.to(torch.double)\n"
+        "    w = torch.tensor(0,\n"
+        "                     dtype=ious.dtype).to(ious.device, non_blocking=True).double()\n"
+        "    return m, y, z, w\n"
+    )
+    findings = Engine(Settings(select=("NPU606", "NPU611"))).check_text(text, "model.py").findings
+    messages = {f.start.line: f.message for f in findings}
+    assert "`(torch.cumsum(x, -1) > 0).to(torch.double)`" in messages[3]
+    assert "`torch.softmax(x * ious, 0)[mask]`" in messages[11]
+    assert "`x.to(torch.double)`" in messages[13]  # one-line text is quoted as written
+    assert "`torch.tensor(0, dtype=ious.d...non_blocking=True).double()`" in messages[14]  # both ends kept
+    assert not any("\n" in message for message in messages.values())

@@ -200,3 +200,13 @@ def test_a_library_imported_in_many_places_is_one_finding_with_the_others_relate
     assert [f.start.line for f in findings] == [5]
     assert [(r.start.line, r.message) for r in findings[0].related if "imported here" in r.message] == [
         (10, "`bitsandbytes` is imported here too")]
+
+
+def test_libraries_the_patch_misleads_are_named_in_one_finding_per_module():
+    # mmpose's demos and tools import mmcv and mmengine: two NPU191 findings per module, one cause.
+    text = ("import torch\nfrom mmcv.transforms import Compose\nimport mmengine\nimport mmcv\n"
+            "if __name__ == '__main__':\n    pass\n")
+    findings = [f for f in Engine(AUTO).check_text(text).findings if f.code == "NPU191"]
+    assert [f.start.line for f in findings] == [2]
+    assert "`mmcv`, `mmengine` may take CUDA-only code paths" in findings[0].message
+    assert [(r.start.line, r.message) for r in findings[0].related] == [(3, "`mmengine` is imported here")]

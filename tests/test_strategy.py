@@ -111,3 +111,25 @@ def test_agnostic_findings_name_what_the_route_writes():
     assert "use `torch.npu.synchronize`" in manual[4] and "use `.npu()`" in manual[5]
     # No device-neutral form: the finding keeps the NPU wording (its fix is shown, not applied).
     assert agnostic[6] == manual[6] and "torch.npu.Stream" in agnostic[6]
+
+
+def test_a_cuda_override_needs_the_method_each_route_calls():
+    # NPU103 writes `.npu()` on the manual route and `.to(device)` on the agnostic one; each skips
+    # a cuda() override (gpytorch's priors), so the class needs that method. Lightning's
+    # device mixin overrides to() already: the agnostic route's `.to(device)` reaches it.
+    text = ("import torch\n\n\nclass Prior(torch.nn.Module):\n"
+            "    def cuda(self, device=None):\n        self._cache = None\n"
+            "        return self._apply(lambda t: t.cuda(device))\n\n\n"
+            "class DeviceMixin(torch.nn.Module):\n"
+            "    def to(self, *args, **kwargs):\n        return super().to(*args, **kwargs)\n\n"
+            "    def cuda(self, device=None):\n        self._device = torch.device('cuda', device or 0)\n"
+            "        return super().cuda(device=device)\n")
+
+    def told(strategy):
+        findings = Engine(Settings(strategy=strategy)).check_text(text, "a.py").findings
+        return [(f.start.line, f.message.split(":")[0]) for f in findings if f.code == "NPU119"]
+
+    assert told("manual") == [(5, "`Prior` overrides `cuda()` but not `npu()`"),
+                              (14, "`DeviceMixin` overrides `cuda()` but not `npu()`")]
+    assert told("agnostic") == [(5, "`Prior` overrides `cuda()` but not `to()`")]
+    assert told("auto") == []  # transfer_to_npu keeps `.cuda()`, which reaches the override

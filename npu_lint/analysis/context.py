@@ -1,6 +1,8 @@
 """Per-module state the checks share: positions, reporting, cached lookups."""
 from __future__ import annotations
 
+import re
+
 from astroid import nodes
 
 from npu_lint.analysis.npu_branches import may_name_npu, off_npu_path
@@ -172,6 +174,7 @@ class ModuleContext:
             # first (ColossalAI's accelerator order) picks the CUDA class.
             return
         fix = None
+        fields = {key: _one_line(value) for key, value in fields.items()}
         message = rule.format_message(**fields)
         if self.settings.strategy == "agnostic" and agnostic_edits:
             message = rule.format_agnostic_finding(**fields)  # say what the route writes, not torch.npu
@@ -201,6 +204,26 @@ class ModuleContext:
                 related=tuple(related),
             )
         )
+
+
+# Source text quoted in a message longer than this is cut (only text that spanned lines).
+_QUOTE_LIMIT = 60
+
+
+def _one_line(value):
+    """Source text a message quotes, on one line: a finding's message is one line in every report
+    format (concise, flake8, pylint, GitHub annotations), and an expression written over eight
+    lines (`(torch.cumsum(...) > 0).to(torch.double)`) would break it."""
+    if not isinstance(value, str) or "\n" not in value:
+        return value
+    text = "\n".join(line.strip() for line in value.splitlines() if line.strip())
+    # no space inside brackets opened or closed at a line break, nor a trailing comma there
+    text = re.sub(r",?\n([)\]}])", r"\1", re.sub(r"([(\[{])\n", r"\1", text)).replace("\n", " ")
+    if len(text) <= _QUOTE_LIMIT:
+        return text
+    # keep both ends: the end holds what the message is about (`.double()`, `[mask]`)
+    half = (_QUOTE_LIMIT - 3) // 2
+    return text[:half].rstrip() + "..." + text[-half:].lstrip()
 
 
 def _newline(line: str) -> str:

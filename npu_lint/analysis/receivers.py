@@ -41,6 +41,12 @@ def _class_kind(cls: nodes.ClassDef, method: str | None) -> ReceiverKind:
     return ReceiverKind.OTHER
 
 
+def class_kind(cls: nodes.ClassDef) -> ReceiverKind:
+    """What instances of a class are: a Tensor, a Module, a CUDA object, or another class
+    (OTHER, also where a base astroid cannot see would decide it)."""
+    return _class_kind(cls, None)
+
+
 def _may_inherit(method: str, classes: list[nodes.ClassDef]) -> bool:
     """Can `method` come from a base astroid cannot see? `class Lit(pl.LightningModule)` with
     Lightning not installed: `Lit().cuda()` is a Module's, not a method of the user's own."""

@@ -14,6 +14,7 @@ from npu_lint.checks.boolean_mask_index import BooleanMaskIndex
 from npu_lint.checks.chip_support import ApiNotVerified, ApiUnsupportedOnChip
 from npu_lint.checks.cuda_extension_build import CudaExtensionBuild
 from npu_lint.checks.cuda_object_method import CudaObjectMethod
+from npu_lint.checks.cuda_override import CudaOverride
 from npu_lint.checks.cuda_version_none import CudaVersionIsNone
 from npu_lint.checks.data_dependent_shape import DataDependentShape
 from npu_lint.checks.float64_use import Float64Use
@@ -50,6 +51,7 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "torch_cuda_api_without_npu_equivalent": TorchCudaApiWithoutEquivalent,
     "missing_torch_npu_import": MissingTorchNpuImport,
     "cuda_object_method": CudaObjectMethod,
+    "cuda_override_without_npu": CudaOverride,
     "cuda_extension_build": CudaExtensionBuild,
     "cuda_version_is_none": CudaVersionIsNone,
     "transfer_rewrites_string": TransferRewritesString,

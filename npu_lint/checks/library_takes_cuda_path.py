@@ -8,7 +8,7 @@ CUDA-only path.
 Said once per program: in entry modules only (analysis.entry_module, as NPU190 decides), since
 the patch and the libraries it leaves alone belong to the program that runs, not to each module
 that imports them (mmdet's 300 modules that import mmengine said the same advice 300 times); once
-per module and library there; not for the project's own packages (fairseq
+per module there, naming every such library it imports; not for the project's own packages (fairseq
 importing fairseq: its CUDA code is reported where it is written, the package holding the file
 and the packages at its project root count); not on an import a CUDA-only-library rule (NPU4xx)
 already reports.
@@ -51,11 +51,18 @@ class LibraryTakesCudaPath(Check):
         if not ctx.scratch.get(self) or entry_reason(ctx.module) is None:
             return  # a library module: the program that imports it is told
         said = {f.start for f in ctx.findings if f.code.startswith(LIBRARY_FAMILY)}
-        reported = set()
-        for node, top, release, handled in ctx.scratch.get(self, ()):
-            if top in reported or ctx.start(node) in said:
-                continue  # once per module and library; an import NPU4xx reports is said already
-            reported.add(top)
-            ctx.report(self.rule, node, library=top, release=release,
-                       handled=", ".join(sorted(handled)) or "none")
+        first: dict[str, nodes.NodeNG] = {}  # library -> its first import not said already
+        for node, top, _release, _handled in ctx.scratch.get(self, ()):
+            if top not in first and ctx.start(node) not in said:
+                first[top] = node
+        if not first:
+            return
+        # One cause, the patch: said once per module, naming every library it misleads
+        # (mmpose's demos import mmcv and mmengine: one finding, not two).
+        _node, _top, release, handled = ctx.scratch[self][0]
+        nodes_in_order = sorted(first.items(), key=lambda item: (item[1].lineno, item[1].col_offset))
+        at, others = nodes_in_order[0][1], nodes_in_order[1:]
+        ctx.report(self.rule, at, libraries=", ".join(f"`{top}`" for top, _ in nodes_in_order), release=release,
+                   handled=", ".join(sorted(handled)) or "none",
+                   related=tuple(ctx.related(node, f"`{top}` is imported here") for top, node in others))
 

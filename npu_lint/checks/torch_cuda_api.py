@@ -22,12 +22,13 @@ from npu_lint.analysis.cuda_library_guards import argument_of_library_call, guar
 from npu_lint.analysis.cuda_objects import object_uses
 from npu_lint.analysis.guards import guarded_by_hasattr
 from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top, statements_after
+from npu_lint.analysis.result_fields import fields_read
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Applicability, Edit, Finding, Fix, Position, Related
 from npu_lint.knowledge.device_api import accelerator_name, device_type_call, takes_device_type_first, type_reference
 from npu_lint.knowledge.cuda_surface import (
     first_release_with_equivalent, hint_for, is_cuda_name, is_plain_rename, neutral_name, note_for, npu_equivalent,
-    patched_by_transfer_to_npu, stand_in_note
+    patched_by_transfer_to_npu, result_stand_in_notes, stand_in_note
 )
 
 
@@ -105,7 +106,7 @@ class TorchCudaApi(Check):
             neutral = _device_neutral(use, ctx, self.release) \
                 if self.settings.strategy == "agnostic" and exposed is None and outer is None else None
             added = "" if works else first_release_with_equivalent(use.qname, patched=auto)
-            stand_in = stand_in_note(use.qname) if works else ""
+            stand_in = _stand_in(use, ctx) if works else ""
             note = stand_in or note_for(use.qname)
             if exposed is not None:
                 note = f"port `{exposed}`, which it guards, first: renamed alone, the test lets it run on the NPU"
@@ -146,7 +147,7 @@ def _guards_unfixed_use(use: _CudaUse, ctx: ModuleContext, release: str) -> str 
             if other is None or guarded_by_hasattr(other.node, other.qname):
                 continue
             replacement = npu_equivalent(other.qname, release)
-            if replacement is None or stand_in_note(other.qname) or other.edit_for(replacement) is None:
+            if replacement is None or _stand_in(other, ctx) or other.edit_for(replacement) is None:
                 return other.qname
     return None
 
@@ -160,10 +161,22 @@ def _argument_of_unfixed_call(use: _CudaUse, ctx: ModuleContext, release: str) -
             outer = _expression_use(parent.func, ctx, release)
             if outer is not None and not guarded_by_hasattr(outer.node, outer.qname):
                 replacement = npu_equivalent(outer.qname, release)
-                if replacement is None or stand_in_note(outer.qname) or outer.edit_for(replacement) is None:
+                if replacement is None or _stand_in(outer, ctx) or outer.edit_for(replacement) is None:
                     return outer.qname
         child, parent = parent, parent.parent
     return None
+
+
+def _stand_in(use: _CudaUse, ctx: ModuleContext) -> str:
+    """Why the torch.npu counterpart of `use` runs but answers wrongly ("" where it answers): a
+    stand-in name, or a call read for a field the NPU leaves empty (`get_device_properties(0).major`)."""
+    note = stand_in_note(use.qname)
+    fields = result_stand_in_notes(use.qname)
+    call = use.node.parent
+    if note or not fields or not isinstance(call, nodes.Call) or call.func is not use.node:
+        return note
+    read = sorted(fields_read(call, ctx) & fields.keys())
+    return fields[read[0]] if read else ""
 
 
 def _guarded_by(node) -> list:

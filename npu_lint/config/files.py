@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from npu_lint.config.settings import Settings, parse_library_versions, split_codes
+from npu_lint.config.settings import Settings, not_rule_codes, parse_library_versions, split_codes
 from npu_lint.knowledge.loader import STRATEGIES
 
 if sys.version_info >= (3, 11):
@@ -35,9 +35,9 @@ def _codes(value: Any, err) -> tuple[str, ...]:
         codes = tuple(c.strip().upper() for c in value if c.strip())
     else:
         raise err("expected a list of rule codes or a comma-separated string")
-    bad = [c for c in codes if not c.startswith("NPU")]
+    bad = not_rule_codes(codes)
     if bad:
-        raise err(f"not npu-lint rule codes: {', '.join(bad)}")
+        raise err(f"not npu-lint rule codes: {', '.join(bad)} (codes start with NPU; ALL selects every rule)")
     return codes
 
 

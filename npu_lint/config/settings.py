@@ -49,11 +49,12 @@ class Settings:
             return False
         if (rule.since or rule.until) and not rule.applies_to(self.release, release_data.releases()):
             return False
-        if any(rule.code.startswith(prefix) for prefix in self.ignore):
+        if _longest(rule.code, self.ignore):
             return _longest(rule.code, self.select) > _longest(rule.code, self.ignore)
         if self.select:
+            # an off-by-default rule runs when named more closely than "NPU", or by ALL
             return _longest(rule.code, self.select) > 0 and (
-                rule.default_enabled or _longest(rule.code, self.select) > 3
+                rule.default_enabled or _longest(rule.code, self.select) > 3 or EVERY_RULE in self.select
             )
         return rule.default_enabled
 
@@ -78,9 +79,19 @@ class Settings:
                    for pattern in self.exclude)
 
 
+# As in Ruff: selects every rule, the off-by-default ones too; any code or prefix is more specific.
+EVERY_RULE = "ALL"
+
+
 def _longest(code: str, prefixes: tuple[str, ...]) -> int:
-    """Length of the most specific prefix matching code (0 when none)."""
-    return max((len(p) for p in prefixes if code.startswith(p)), default=0)
+    """Length of the most specific prefix matching code (0 when none; ALL counts 1)."""
+    return max((1 if p == EVERY_RULE else len(p) for p in prefixes if p == EVERY_RULE or code.startswith(p)),
+               default=0)
+
+
+def not_rule_codes(codes: tuple[str, ...]) -> list[str]:
+    """The selectors that can match no npu-lint rule (`FOO`, `E501`): rules are `NPU...`, or ALL."""
+    return [code for code in codes if code != EVERY_RULE and not code.startswith("NPU")]
 
 
 def split_codes(value: str | None) -> tuple[str, ...]:

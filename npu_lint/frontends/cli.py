@@ -9,7 +9,7 @@ import sys
 from npu_lint import __version__
 from npu_lint.config.files import load_settings
 from npu_lint.config import options
-from npu_lint.config.settings import Settings, split_codes
+from npu_lint.config.settings import Settings, not_rule_codes, split_codes
 from npu_lint.frontends.reports import FORMATS
 from npu_lint.frontends.reports.summary import summary
 from npu_lint.knowledge.loader import RuleDataError, shipped_rules
@@ -24,6 +24,11 @@ HUMAN_FORMATS = ("text", "concise")  # the formats that end with a summary (neve
 
 def _settings(args: argparse.Namespace) -> Settings:
     """The configuration file's settings, overridden by the flags given."""
+    for flag in ("select", "ignore"):
+        bad = not_rule_codes(split_codes(getattr(args, flag)))
+        if bad:  # silently matching nothing would end in "All checks passed!"
+            raise ValueError(f"--{flag}: not npu-lint rule codes: {', '.join(bad)} "
+                             "(codes start with NPU, as `npu-lint rules` lists them; ALL selects every rule)")
     overrides = {
         "select": split_codes(args.select) or None,
         "ignore": split_codes(args.ignore) or None,
@@ -36,7 +41,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _add_selection(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--select", help="comma-separated rule codes or prefixes to enable (e.g. NPU1,NPU201)")
+    parser.add_argument("--select", help="comma-separated rule codes or prefixes to enable (e.g. NPU1,NPU201; ALL: every rule)")
     parser.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
     parser.add_argument("--extend-rules", action="append", default=[], metavar="FILE",
                         help="an extra rule file in the format of rules/*.yaml (may be repeated)")

@@ -24,6 +24,7 @@ class CudaNames:
     notes: dict[str, str]
     hints: dict[str, str]
     stand_ins: dict[str, str]
+    result_stand_ins: dict[str, str]
     # torch.cuda name -> (torch's device-neutral name, first torch_npu release where it works)
     neutral: dict[str, tuple[str, str]]
 
@@ -32,7 +33,7 @@ class CudaNames:
 def cuda_names() -> CudaNames:
     data = load_yaml(data_file(NAMES_FILE)) or {}
     tables = {}
-    for key in ("renames", "notes", "hints", "stand_ins"):
+    for key in ("renames", "notes", "hints", "stand_ins", "result_stand_ins"):
         table = data.get(key, {})
         if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
             raise RuleDataError(NAMES_FILE, None, key, "expected a mapping of names to strings")
@@ -88,6 +89,13 @@ def stand_in_note(qname: str) -> str:
     """Why the torch.npu counterpart of qname only stands in for it ("" for a real counterpart)."""
     key = _longest_prefix(qname, cuda_names().stand_ins)
     return cuda_names().stand_ins[key] if key else ""
+
+
+def result_stand_in_notes(qname: str) -> dict[str, str]:
+    """Field -> why it does not answer on the NPU, for the fields of what the call `qname`
+    returns that its torch.npu counterpart leaves empty (`get_device_properties(0).major`)."""
+    prefix = qname + "."
+    return {key[len(prefix):]: note for key, note in cuda_names().result_stand_ins.items() if key.startswith(prefix)}
 
 
 def hint_for(qname: str) -> str:
