@@ -13,6 +13,7 @@ from npu_lint.checks.blocking_copy import BlockingCopy
 from npu_lint.checks.boolean_mask_index import BooleanMaskIndex
 from npu_lint.checks.chip_support import ApiNotVerified, ApiUnsupportedOnChip
 from npu_lint.checks.cuda_extension_build import CudaExtensionBuild
+from npu_lint.checks.cuda_guard_admits_npu import CudaGuardAdmitsNpu
 from npu_lint.checks.cuda_object_method import CudaObjectMethod
 from npu_lint.checks.cuda_version_none import CudaVersionIsNone
 from npu_lint.checks.data_dependent_shape import DataDependentShape
@@ -55,6 +56,7 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "transfer_rewrites_string": TransferRewritesString,
     "missing_transfer_to_npu": MissingTransferToNpu,
     "library_takes_cuda_path": LibraryTakesCudaPath,
+    "cuda_guard_admits_npu": CudaGuardAdmitsNpu,
     "cuda_only_library_call": CudaOnlyLibraryCall,
     "library_call_cuda_bound": LibraryCallCudaBound,
     "operator_falls_back_to_cpu": OperatorFallsBack,
