@@ -12,6 +12,7 @@ from npu_lint.checks.base import Check
 from npu_lint.checks.blocking_copy import BlockingCopy
 from npu_lint.checks.boolean_mask_index import BooleanMaskIndex
 from npu_lint.checks.chip_support import ApiNotVerified, ApiUnsupportedOnChip
+from npu_lint.checks.cpu_test_runs_cuda_kernel import CpuTestRunsCudaKernel
 from npu_lint.checks.cuda_extension_build import CudaExtensionBuild
 from npu_lint.checks.cuda_guard_admits_npu import CudaGuardAdmitsNpu
 from npu_lint.checks.cuda_object_method import CudaObjectMethod
@@ -57,6 +58,7 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "missing_transfer_to_npu": MissingTransferToNpu,
     "library_takes_cuda_path": LibraryTakesCudaPath,
     "cuda_guard_admits_npu": CudaGuardAdmitsNpu,
+    "cpu_test_runs_cuda_kernel": CpuTestRunsCudaKernel,
     "cuda_only_library_call": CudaOnlyLibraryCall,
     "library_call_cuda_bound": LibraryCallCudaBound,
     "operator_falls_back_to_cpu": OperatorFallsBack,
