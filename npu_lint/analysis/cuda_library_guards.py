@@ -40,6 +40,8 @@ identifier that spells its name (`convert_to_cupy`, `ToCupy`, `has_cucim`). The 
 the `libraries` of data/cuda_libraries.yaml, and its `without_npu_kernels`: libraries with CPU
 and CUDA kernels only (torch_scatter, pyg_lib), which PyG calls for CUDA tensors only
 (`if src.is_cuda and WITH_TORCH_SCATTER:`); on the NPU the torch path is the one that runs.
+Under transfer_to_npu `.is_cuda` is True on the NPU, so there such a test lets NPU tensors in:
+NPU194 reports it with what `guarded_cuda_code` found.
 """
 from __future__ import annotations
 
