@@ -68,7 +68,7 @@ def fold_device_strings(ctx: ModuleContext, reported: Iterable[tuple[nodes.NodeN
         spans = [(ctx.start(part), ctx.end(part)) for part in device_parts(node)]
         if not spans:
             continue
-        merged = finding
+        merged = folded.get(id(finding), finding)  # an import's finding may speak for several uses
         for other in ctx.findings:
             if other.code not in DEVICE_STRING_RULES or other is finding or id(other) in dropped \
                     or other.fix is None or not other.fix.edits \

@@ -129,9 +129,12 @@ class TorchCudaApi(Check):
                 ctx.scratch.setdefault(self, []).append((use, ctx.findings[-1]))
 
     def leave_module(self, ctx: ModuleContext) -> None:
-        _fold_uses_into_imports(ctx, ctx.scratch.get(self, ()))
+        speaker = _fold_uses_into_imports(ctx, ctx.scratch.get(self, ()))
         if self.settings.strategy == "manual":
-            fold_device_strings(ctx, [(use.node, finding) for use, finding in ctx.scratch.get(self, ())])
+            # `from torch.cuda import is_available`, `"cuda" if is_available() else "cpu"`: the
+            # import's finding speaks for the use, so the device string joins the import's port
+            fold_device_strings(ctx, [(use.node, speaker.get(id(finding), finding))
+                                      for use, finding in ctx.scratch.get(self, ())])
             _fold_into_cuda_method_calls(ctx, ctx.scratch.get(self, ()))
             kept = {id(finding) for finding in ctx.findings}
             reported = [(use, finding) for use, finding in ctx.scratch.get(self, ()) if id(finding) in kept]
@@ -192,26 +195,28 @@ def _guarded_by(node) -> list:
         expression = parent
 
 
-def _fold_uses_into_imports(ctx: ModuleContext, reported: list) -> None:
-    """Move the findings of uses of an imported torch.cuda name into the import's finding."""
+def _fold_uses_into_imports(ctx: ModuleContext, reported: list) -> dict[int, Finding]:
+    """Move the findings of uses of an imported torch.cuda name into the import's finding; answer
+    which finding now speaks for each use's (by the id of the use's finding)."""
     at_import: dict = {}
     for use, finding in reported:
         if isinstance(use.node, (nodes.Import, nodes.ImportFrom)):
             at_import.setdefault(use.node, []).append((use.qname, finding))
     if not at_import:
-        return
+        return {}
     related: dict[Finding, list] = {}
-    folded = set()
+    folded: dict[int, Finding] = {}
     for use, finding in reported:
         target = _import_finding(at_import.get(use.binding, ()), use.qname)
         if target is not None and _fix_covers(target, finding):
-            folded.add(id(finding))
+            folded[id(finding)] = target
             related.setdefault(target, []).append(ctx.related(use.node, f"`{use.qname}` is used here"))
     if not folded:
-        return
+        return {}
     merged = {id(target): dataclasses.replace(target, related=tuple(sorted((*target.related, *more))))
               for target, more in related.items()}
     ctx.findings[:] = [merged.get(id(f), f) for f in ctx.findings if id(f) not in folded]
+    return {use: merged[id(target)] for use, target in folded.items()}
 
 
 # The device strings that a test of CUDA's availability guards (with Lightning's "gpu").
