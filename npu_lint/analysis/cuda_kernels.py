@@ -39,6 +39,13 @@ def kernel_names(module: nodes.Module) -> frozenset[str]:
     return names
 
 
+def cuda_kernel_names(module: nodes.Module) -> frozenset[str]:
+    """The module's own CUDA-only names: its kernel functions and classes, and the names it binds to
+    a CUDA build of its own (basicsr's `upfirdn2d_ext = load(..., [...".cu"])`)."""
+    kernels = kernel_names(module)
+    return kernels | _names_of_builds(module) if kernels else kernels
+
+
 def runs_cuda_kernel(function: nodes.FunctionDef) -> bool:
     return function.name in kernel_names(function.root())
 

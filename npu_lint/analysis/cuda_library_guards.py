@@ -40,6 +40,8 @@ identifier that spells its name (`convert_to_cupy`, `ToCupy`, `has_cucim`). The 
 the `libraries` of data/cuda_libraries.yaml, and its `without_npu_kernels`: libraries with CPU
 and CUDA kernels only (torch_scatter, pyg_lib), which PyG calls for CUDA tensors only
 (`if src.is_cuda and WITH_TORCH_SCATTER:`); on the NPU the torch path is the one that runs.
+Under transfer_to_npu `.is_cuda` is True on the NPU, so there such a test lets NPU tensors in:
+NPU194 reports it with what `guarded_cuda_code` found.
 """
 from __future__ import annotations
 
@@ -69,20 +71,35 @@ _DEFINITIONS = (nodes.FunctionDef, nodes.ClassDef)
 def guards_cuda_library(node: nodes.NodeNG) -> bool:
     """Is `node` (a "cuda" string, `.is_cuda`, `torch.cuda.is_available()`) part of a test that
     decides whether code of a CUDA-only library runs?"""
+    return guarded_cuda_code(node) is not None
+
+
+def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
+    """What CUDA-only code the test around `node` keeps off other devices (`cupy.asarray`, the
+    module's Triton kernel `fused_rope`, the CUDA build `deform_conv_ext`), or None."""
     test, siblings = _test_expression(node)
     if test is node and isinstance(node, (nodes.Const, nodes.JoinedStr)):
-        return False  # a string that is not compared is no test
-    if any(_names_library(sibling) for sibling in siblings):
-        return True
+        return None  # a string that is not compared is no test
+    for sibling in siblings:
+        found = _library_named(sibling)
+        if found:
+            return found
     parent = test.parent
     if isinstance(parent, nodes.Assign) and parent.value is test and len(parent.targets) == 1:
         target = parent.targets[0]
         if isinstance(target, nodes.AssignName):
-            return _spells_library(target.name) or any(
-                _guards(use) for use in _uses(target)
-            )
-        return False
-    return _guards(test) or _probe_answers_no(test) or _returned_test_guards(test)
+            if _spells_library(target.name):
+                return f"`{target.name}`"
+            return next(filter(None, (_guarded(use) for use in _uses(target))), None)
+        return None
+    found = _guarded(test)
+    if found:
+        return found
+    if _probe_answers_no(test):
+        return f"the code that `{test.scope().name}` allows"
+    if _returned_test_guards(test):
+        return f"the CUDA kernel that `{test.scope().name}` allows"
+    return None
 
 
 def registers_cuda_kernel(node: nodes.NodeNG) -> bool:
@@ -186,11 +203,22 @@ def _test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeN
 
 
 def _guards(test: nodes.NodeNG) -> bool:
-    """Does the code `test` decides about name a CUDA-only library, or pick the project's CUDA
-    implementation over its CPU counterpart?"""
+    return _guarded(test) is not None
+
+
+def _guarded(test: nodes.NodeNG) -> str | None:
+    """What the code `test` decides about runs on CUDA only: a CUDA-only library it names, the
+    project's CUDA implementation picked over its CPU counterpart, a CUDA build it is handed to."""
     test, siblings = _test_expression(test)
-    return any(_names_library(part) for part in siblings + list(_decided_by(test))) \
-        or _picks_counterpart(test) or _handed_to_cuda_build(test)
+    for part in siblings + list(_decided_by(test)):
+        found = _library_named(part)
+        if found:
+            return found
+    if _picks_counterpart(test):
+        return "the project's CUDA implementation"
+    if _handed_to_cuda_build(test):
+        return "the module's CUDA build"
+    return None
 
 
 def _handed_to_cuda_build(test: nodes.NodeNG) -> bool:
@@ -338,28 +366,33 @@ def _uses(target: nodes.AssignName) -> Iterator[nodes.Name]:
             yield name
 
 
-def _names_library(tree: nodes.NodeNG) -> bool:
+def _library_named(tree: nodes.NodeNG) -> str | None:
+    """The CUDA-only code that `tree` names, said for a message, or None."""
     kernels = kernel_names(tree.root())
     for node in _walk(tree):
-        if isinstance(node, nodes.Import) and any(_library(name) for name, _alias in node.names):
-            return True
+        if isinstance(node, nodes.Import):
+            library = next((name for name, _alias in node.names if _library(name)), None)
+            if library:
+                return f"`{library}`"
         if isinstance(node, nodes.ImportFrom) and not node.level and _library(node.modname):
-            return True
+            return f"`{node.modname}`"
         if isinstance(node, (nodes.Name, nodes.Attribute)):
             qname = qualified_name(node)
             if qname is not None and (_library(qname) or qname in CUDA_EXTENSION_CLASSES):
-                return True  # a CUDA extension (NPU410): on the NPU the test must keep saying no
+                return f"`{qname}`"  # a CUDA extension (NPU410): on the NPU the test must keep saying no
         if isinstance(node, nodes.Name) and node.name in kernels:
-            return True  # a function or class of this module that runs a Triton/Helion kernel
-        if isinstance(node, nodes.Name) and (_spells_library(node.name) or _bound_by_import_call(node)):
-            return True
+            return f"`{node.name}` (a CUDA kernel of this module)"  # Triton/Helion or own build
+        if isinstance(node, nodes.Name) and _spells_library(node.name):
+            return f"`{node.name}`"
+        if isinstance(node, nodes.Name) and _bound_by_import_call(node):
+            return f"`{node.name}` (a CUDA-only module)"
         if isinstance(node, nodes.Attribute) and _spells_library(node.attrname):
-            return True
+            return f"`{node.attrname}`"
         if isinstance(node, nodes.Call) and cuda_build_argument(node) is not None:
-            return True  # a CUDA kernel built at run time (NPU412): `if not cuda: raise` keeps nvcc away
+            return "a CUDA kernel built at run time"  # (NPU412): `if not cuda: raise` keeps nvcc away
         if isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_BUILD_SETTING.match(node.value):
-            return True  # `extra_compile_args["nvcc"] += [...]`, `("MMCV_WITH_CUDA", None)`: a CUDA build's setup
-    return False
+            return "a CUDA build"  # `extra_compile_args["nvcc"] += [...]`, `("MMCV_WITH_CUDA", None)`
+    return None
 
 
 def _walk(tree: nodes.NodeNG) -> Iterator[nodes.NodeNG]:

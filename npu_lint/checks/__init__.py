@@ -12,7 +12,9 @@ from npu_lint.checks.base import Check
 from npu_lint.checks.blocking_copy import BlockingCopy
 from npu_lint.checks.boolean_mask_index import BooleanMaskIndex
 from npu_lint.checks.chip_support import ApiNotVerified, ApiUnsupportedOnChip
+from npu_lint.checks.cpu_test_runs_cuda_kernel import CpuTestRunsCudaKernel
 from npu_lint.checks.cuda_extension_build import CudaExtensionBuild
+from npu_lint.checks.cuda_guard_admits_npu import CudaGuardAdmitsNpu
 from npu_lint.checks.cuda_object_method import CudaObjectMethod
 from npu_lint.checks.cuda_override import CudaOverride
 from npu_lint.checks.cuda_version_none import CudaVersionIsNone
@@ -57,6 +59,8 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "transfer_rewrites_string": TransferRewritesString,
     "missing_transfer_to_npu": MissingTransferToNpu,
     "library_takes_cuda_path": LibraryTakesCudaPath,
+    "cuda_guard_admits_npu": CudaGuardAdmitsNpu,
+    "cpu_test_runs_cuda_kernel": CpuTestRunsCudaKernel,
     "cuda_only_library_call": CudaOnlyLibraryCall,
     "library_call_cuda_bound": LibraryCallCudaBound,
     "operator_falls_back_to_cpu": OperatorFallsBack,

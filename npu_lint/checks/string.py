@@ -33,6 +33,7 @@ from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.not_values import literal_members_declaring, not_a_value
 from npu_lint.analysis.transfer import call_is_wrapped, enclosing_call
 from npu_lint.checks.base import Check
+from npu_lint.checks.device_choice import fold_device_strings
 from npu_lint.core.findings import Applicability, Edit
 
 
@@ -182,9 +183,17 @@ class StringCheck(Check):
         applicability = None
         if self.safe_in == "environment" and not environment_use(expression):
             applicability = Applicability.UNSAFE
+        count = len(ctx.findings)
         ctx.report(self.rule, node, edits=(edit, *also) if edit else (), applicability=applicability, value=value,
                    replacement=replacement, fix_message=fix_message,
                    agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "")
+        if len(ctx.findings) > count and isinstance(node.parent, nodes.Compare):
+            ctx.scratch.setdefault(self, []).append((node, ctx.findings[-1]))
+
+    def leave_module(self, ctx: ModuleContext) -> None:
+        if self.settings.strategy == "manual" and self in ctx.scratch:
+            # `"nccl" if device == "cuda" else "gloo"`: the backend is part of the device test's port
+            fold_device_strings(ctx, ctx.scratch[self])
 
     def _earlier_in_collection(self, expression: nodes.NodeNG) -> bool:
         collection = expression.parent

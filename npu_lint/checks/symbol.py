@@ -19,6 +19,7 @@ from npu_lint.analysis.names import (ATTRIBUTE_NODES, chain_parts, in_annotation
                                      name_trigger, outermost_attribute, qualified_name)
 from npu_lint.analysis.probes import probed
 from npu_lint.checks.base import Check
+from npu_lint.checks.device_choice import fold_device_strings
 from npu_lint.core.findings import Edit
 
 
@@ -76,10 +77,18 @@ class SymbolCheck(Check):
         replacement, edit = self._replacement(qname, parts[index:], ctx)
         if edit is not None and self._callee_stays(outermost_attribute(node), ctx):
             edit = None
+        count = len(ctx.findings)
         ctx.report(
             self.rule, node, edits=(edit,) if edit else (), related=related,
             qname=qname, replacement=replacement, suggestion=self._suggestion(qname),
         )
+        if len(ctx.findings) > count and _called_bare(node):
+            ctx.scratch.setdefault(self, []).append((node, ctx.findings[-1]))
+
+    def leave_module(self, ctx: ModuleContext) -> None:
+        if self.settings.strategy == "manual" and self in ctx.scratch:
+            # `"nccl" if dist.is_nccl_available() else "gloo"`: the backend is part of the test's port
+            fold_device_strings(ctx, ctx.scratch[self])
 
     def _callee_stays(self, top, ctx: ModuleContext) -> bool:
         """Is `top` an argument of a `fix_with_callee` call that no fix rewrites, because the
@@ -138,3 +147,8 @@ class SymbolCheck(Check):
                 return replacement, None
         return "", None
 
+
+def _called_bare(node) -> bool:
+    """`dist.is_nccl_available()`: a call without arguments, which a conditional may test."""
+    call = node.parent
+    return isinstance(call, nodes.Call) and call.func is node and not call.args and not call.keywords

@@ -24,6 +24,7 @@ from npu_lint.analysis.guards import guarded_by_hasattr
 from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top, statements_after
 from npu_lint.analysis.result_fields import fields_read
 from npu_lint.checks.base import Check
+from npu_lint.checks.device_choice import DEVICE_STRING_RULES, device_parts, fold_device_strings
 from npu_lint.core.findings import Applicability, Edit, Finding, Fix, Position, Related
 from npu_lint.knowledge.device_api import accelerator_name, device_type_call, takes_device_type_first, type_reference
 from npu_lint.knowledge.cuda_surface import (
@@ -129,9 +130,12 @@ class TorchCudaApi(Check):
                 ctx.scratch.setdefault(self, []).append((use, ctx.findings[-1]))
 
     def leave_module(self, ctx: ModuleContext) -> None:
-        _fold_uses_into_imports(ctx, ctx.scratch.get(self, ()))
+        speaker = _fold_uses_into_imports(ctx, ctx.scratch.get(self, ()))
         if self.settings.strategy == "manual":
-            _fold_device_arguments(ctx, ctx.scratch.get(self, ()))
+            # `from torch.cuda import is_available`, `"cuda" if is_available() else "cpu"`: the
+            # import's finding speaks for the use, so the device string joins the import's port
+            fold_device_strings(ctx, [(use.node, speaker.get(id(finding), finding))
+                                      for use, finding in ctx.scratch.get(self, ())])
             _fold_into_cuda_method_calls(ctx, ctx.scratch.get(self, ()))
             kept = {id(finding) for finding in ctx.findings}
             reported = [(use, finding) for use, finding in ctx.scratch.get(self, ()) if id(finding) in kept]
@@ -204,66 +208,32 @@ def _guarded_by(node) -> list:
         expression = parent
 
 
-def _fold_uses_into_imports(ctx: ModuleContext, reported: list) -> None:
-    """Move the findings of uses of an imported torch.cuda name into the import's finding."""
+def _fold_uses_into_imports(ctx: ModuleContext, reported: list) -> dict[int, Finding]:
+    """Move the findings of uses of an imported torch.cuda name into the import's finding; answer
+    which finding now speaks for each use's (by the id of the use's finding)."""
     at_import: dict = {}
     for use, finding in reported:
         if isinstance(use.node, (nodes.Import, nodes.ImportFrom)):
             at_import.setdefault(use.node, []).append((use.qname, finding))
     if not at_import:
-        return
+        return {}
     related: dict[Finding, list] = {}
-    folded = set()
+    folded: dict[int, Finding] = {}
     for use, finding in reported:
         target = _import_finding(at_import.get(use.binding, ()), use.qname)
         if target is not None and _fix_covers(target, finding):
-            folded.add(id(finding))
+            folded[id(finding)] = target
             related.setdefault(target, []).append(ctx.related(use.node, f"`{use.qname}` is used here"))
     if not folded:
-        return
+        return {}
     merged = {id(target): dataclasses.replace(target, related=tuple(sorted((*target.related, *more))))
               for target, more in related.items()}
     ctx.findings[:] = [merged.get(id(f), f) for f in ctx.findings if id(f) not in folded]
+    return {use: merged[id(target)] for use, target in folded.items()}
 
 
-# The device-string rules (rules/device-strings.yaml) whose finding on an argument of a reported
-# `torch.cuda.*` call is part of that call's port, and the backend strings (rules/distributed.yaml) a
-# test of CUDA's availability picks: `"nccl" if torch.cuda.is_available() else "gloo"` renamed
-# alone would pick NCCL on the NPU, where the program ran with gloo before.
-_DEVICE_STRING_RULES = frozenset({"NPU110", "NPU111", "NPU201", "NPU204"})
-# ... and those that choose the device a test of CUDA's availability guards (with Lightning's "gpu").
-_DEVICE_CHOICE_RULES = _DEVICE_STRING_RULES | {"NPU113"}
-
-
-def _fold_device_arguments(ctx: ModuleContext, reported: list) -> None:
-    """`torch.cuda.get_device_properties("cuda")`: one port, `torch.npu.get_device_properties("npu")`;
-    `"cuda" if torch.cuda.is_available() else "cpu"`: one port, `"npu" if torch.npu.is_available()
-    else "cpu"`. The device string's finding becomes part of the call's finding, its edit part of
-    the fix, which is then no safer than the string's: the test renamed alone would pick "cuda" on
-    the NPU, where the program ran on the CPU before."""
-    folded: dict[int, Finding] = {}
-    dropped = set()
-    for use, finding in reported:
-        if finding.fix is None or not finding.fix.edits:
-            continue
-        spans = [(ctx.start(part), ctx.end(part)) for part in _device_parts(use.node)]
-        if not spans:
-            continue
-        merged = finding
-        for other in ctx.findings:
-            if other.code not in _DEVICE_STRING_RULES or id(other) in dropped or other.fix is None \
-                    or not other.fix.edits or not any(s <= other.start and other.end <= e for s, e in spans):
-                continue
-            applicability = Applicability.least_safe(merged.fix.applicability, other.fix.applicability)
-            fix = Fix(applicability, f"{merged.fix.message}; {other.fix.message[:1].lower()}{other.fix.message[1:]}",
-                      tuple(sorted(set(merged.fix.edits) | set(other.fix.edits))))
-            related = Related(other.start, other.end, f"{other.code}: {other.message}")
-            merged = dataclasses.replace(merged, fix=fix, related=tuple(sorted((*merged.related, related))))
-            dropped.add(id(other))
-        if merged is not finding:
-            folded[id(finding)] = merged
-    if folded:
-        ctx.findings[:] = [folded.get(id(f), f) for f in ctx.findings if id(f) not in dropped]
+# The device strings that a test of CUDA's availability guards (with Lightning's "gpu").
+_DEVICE_CHOICE_RULES = DEVICE_STRING_RULES | {"NPU113"}
 
 
 def _fold_into_cuda_method_calls(ctx: ModuleContext, reported: list) -> None:
@@ -330,34 +300,6 @@ def _no_safer_than_guarded_devices(ctx: ModuleContext, reported: list) -> None:
                 finding, fix=dataclasses.replace(finding.fix, applicability=applicability))
     if changed:
         ctx.findings[:] = [changed.get(id(f), f) for f in ctx.findings]
-
-
-def _device_parts(node) -> list:
-    """The arguments of the call `node` names, or the branch of the conditional expression whose
-    test it is (`"cuda" if torch.cuda.is_available() else "cpu"`)."""
-    call = node.parent
-    if isinstance(call, nodes.Call) and call.func is node:
-        parts = [*call.args, *(k.value for k in call.keywords or ())]
-        if parts:
-            return parts
-        node = call
-    if isinstance(node.parent, nodes.FormattedValue) and isinstance(node.parent.parent, nodes.JoinedStr):
-        return [node.parent.parent]  # f"cuda:{torch.cuda.current_device()}": the string it builds
-    # `positive`: `node` true means CUDA is there (False: `node` false does). An `and` is true only
-    # where its operand is, an `or` false only where its operand is: either way the choice below
-    # still follows this test (`"cuda" if torch.cuda.is_available() and not args.no_cuda else "cpu"`).
-    positive = True
-    while True:
-        parent = node.parent
-        if isinstance(parent, nodes.UnaryOp) and parent.op == "not":
-            positive = not positive
-        elif not (isinstance(parent, nodes.BoolOp) and parent.op == ("and" if positive else "or")):
-            break
-        node = parent
-    choice = node.parent
-    if isinstance(choice, nodes.IfExp) and choice.test is node:
-        return [choice.body if positive else choice.orelse]
-    return []
 
 
 def _import_finding(imported: list, qname: str) -> Finding | None:

@@ -1,0 +1,86 @@
+"""One port said once: a test that picks a device or backend name, and the name it picks.
+
+    "cuda" if torch.cuda.is_available() else "cpu"     a torch.cuda test (checks/torch_cuda_api.py)
+    "nccl" if dist.is_nccl_available() else "gloo"     a symbol rule's test (NPU203 over NPU201)
+    "nccl" if device == "cuda" else "gloo"             a device comparison (NPU111 over NPU204)
+
+The picked name's finding becomes part of the test's: its edit joins the test's fix, which is then
+no safer than the least safe of them (renamed alone, the test would pick NCCL on the NPU, where the
+program ran with gloo before), and its message a related location.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterable
+
+from astroid import nodes
+
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.core.findings import Applicability, Finding, Fix, Related
+
+# The device-string rules (rules/device-strings.yaml) and the backend strings (rules/distributed.yaml)
+# whose finding is part of the port of the test or call that takes or picks the string.
+DEVICE_STRING_RULES = frozenset({"NPU110", "NPU111", "NPU201", "NPU204"})
+
+
+def device_parts(node: nodes.NodeNG) -> list:
+    """The arguments of the call `node` names, or the branch of the conditional expression whose
+    test it is (`"cuda" if torch.cuda.is_available() else "cpu"`, `"nccl" if device == "cuda" else
+    "gloo"`)."""
+    call = node.parent
+    if isinstance(call, nodes.Call) and call.func is node:
+        parts = [*call.args, *(k.value for k in call.keywords or ())]
+        if parts:
+            return parts
+        node = call
+    if isinstance(node.parent, nodes.FormattedValue) and isinstance(node.parent.parent, nodes.JoinedStr):
+        return [node.parent.parent]  # f"cuda:{torch.cuda.current_device()}": the string it builds
+    # `positive`: `node` true means CUDA is there (False: `node` false does). An `and` is true only
+    # where its operand is, an `or` false only where its operand is: either way the choice below
+    # still follows this test (`"cuda" if torch.cuda.is_available() and not args.no_cuda else "cpu"`).
+    positive = True
+    comparison = node.parent
+    if isinstance(node, nodes.Const) and isinstance(comparison, nodes.Compare) and len(comparison.ops) == 1 \
+            and comparison.ops[0][0] in ("==", "!="):
+        node, positive = comparison, comparison.ops[0][0] == "=="  # `device == "cuda"`
+    while True:
+        parent = node.parent
+        if isinstance(parent, nodes.UnaryOp) and parent.op == "not":
+            positive = not positive
+        elif not (isinstance(parent, nodes.BoolOp) and parent.op == ("and" if positive else "or")):
+            break
+        node = parent
+    choice = node.parent
+    if isinstance(choice, nodes.IfExp) and choice.test is node:
+        return [choice.body if positive else choice.orelse]
+    return []
+
+
+def fold_device_strings(ctx: ModuleContext, reported: Iterable[tuple[nodes.NodeNG, Finding]]) -> None:
+    """Fold the device-string findings in what each reported test or call takes or picks into its
+    finding (`reported`: the node each finding is about, and the finding)."""
+    folded: dict[int, Finding] = {}
+    dropped = set()
+    present = {id(finding) for finding in ctx.findings}
+    for node, finding in reported:
+        if id(finding) not in present or id(finding) in dropped or finding.fix is None or not finding.fix.edits:
+            continue  # already folded into another finding
+        spans = [(ctx.start(part), ctx.end(part)) for part in device_parts(node)]
+        if not spans:
+            continue
+        merged = folded.get(id(finding), finding)  # an import's finding may speak for several uses
+        for other in ctx.findings:
+            if other.code not in DEVICE_STRING_RULES or other is finding or id(other) in dropped \
+                    or other.fix is None or not other.fix.edits \
+                    or not any(s <= other.start and other.end <= e for s, e in spans):
+                continue
+            applicability = Applicability.least_safe(merged.fix.applicability, other.fix.applicability)
+            fix = Fix(applicability, f"{merged.fix.message}; {other.fix.message[:1].lower()}{other.fix.message[1:]}",
+                      tuple(sorted(set(merged.fix.edits) | set(other.fix.edits))))
+            related = Related(other.start, other.end, f"{other.code}: {other.message}")
+            merged = dataclasses.replace(merged, fix=fix, related=tuple(sorted((*merged.related, related))))
+            dropped.add(id(other))
+        if merged is not finding:
+            folded[id(finding)] = merged
+    if folded:
+        ctx.findings[:] = [folded.get(id(f), f) for f in ctx.findings if id(f) not in dropped]
