@@ -74,13 +74,19 @@ def fold_device_strings(ctx: ModuleContext, reported: Iterable[tuple[nodes.NodeN
                     or other.fix is None or not other.fix.edits \
                     or not any(s <= other.start and other.end <= e for s, e in spans):
                 continue
-            applicability = Applicability.least_safe(merged.fix.applicability, other.fix.applicability)
-            fix = Fix(applicability, f"{merged.fix.message}; {other.fix.message[:1].lower()}{other.fix.message[1:]}",
-                      tuple(sorted(set(merged.fix.edits) | set(other.fix.edits))))
-            related = Related(other.start, other.end, f"{other.code}: {other.message}")
-            merged = dataclasses.replace(merged, fix=fix, related=tuple(sorted((*merged.related, related))))
+            merged = absorb(merged, other)
             dropped.add(id(other))
         if merged is not finding:
             folded[id(finding)] = merged
     if folded:
         ctx.findings[:] = [folded.get(id(f), f) for f in ctx.findings if id(f) not in dropped]
+
+
+def absorb(finding: Finding, other: Finding) -> Finding:
+    """`finding` speaking for `other` too: `other`'s edits join the fix, which is no safer than the
+    less safe of the two, and its message becomes a related location. Both must have fixes."""
+    applicability = Applicability.least_safe(finding.fix.applicability, other.fix.applicability)
+    fix = Fix(applicability, f"{finding.fix.message}; {other.fix.message[:1].lower()}{other.fix.message[1:]}",
+              tuple(sorted(set(finding.fix.edits) | set(other.fix.edits))))
+    related = Related(other.start, other.end, f"{other.code}: {other.message}")
+    return dataclasses.replace(finding, fix=fix, related=tuple(sorted((*finding.related, related))))

@@ -24,8 +24,8 @@ from npu_lint.analysis.guards import guarded_by_hasattr
 from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top, statements_after
 from npu_lint.analysis.result_fields import fields_read
 from npu_lint.checks.base import Check
-from npu_lint.checks.device_choice import DEVICE_STRING_RULES, device_parts, fold_device_strings
-from npu_lint.core.findings import Applicability, Edit, Finding, Fix, Position, Related
+from npu_lint.checks.device_choice import DEVICE_STRING_RULES, absorb, fold_device_strings
+from npu_lint.core.findings import Applicability, Edit, Finding, Position
 from npu_lint.knowledge.device_api import accelerator_name, device_type_call, takes_device_type_first, type_reference
 from npu_lint.knowledge.cuda_surface import (
     first_release_with_equivalent, hint_for, is_cuda_name, is_plain_rename, neutral_name, note_for, npu_equivalent,
@@ -254,11 +254,7 @@ def _fold_into_cuda_method_calls(ctx: ModuleContext, reported: list) -> None:
             current = merged.get(id(method), method)
             if (method.start, method.end) != span or _overlapping(current.fix.edits, finding.fix.edits):
                 continue
-            applicability = Applicability.least_safe(current.fix.applicability, finding.fix.applicability)
-            fix = Fix(applicability, f"{current.fix.message}; {finding.fix.message[:1].lower()}{finding.fix.message[1:]}",
-                      tuple(sorted(set(current.fix.edits) | set(finding.fix.edits))))
-            related = Related(finding.start, finding.end, f"{finding.code}: {finding.message}")
-            merged[id(method)] = dataclasses.replace(current, fix=fix, related=tuple(sorted((*current.related, related))))
+            merged[id(method)] = absorb(current, finding)
             dropped.add(id(finding))
             break
     if merged:
