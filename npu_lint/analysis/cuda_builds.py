@@ -80,6 +80,13 @@ def built_module_names(module: nodes.Module) -> frozenset[str]:
     return names
 
 
+def imports_cuda_build(statement: nodes.Import, bound: str) -> bool:
+    """Does `statement` bind `bound` to one of its module's run-time CUDA builds (`import
+    fast_lsh_cumulation as lsh_cumulation` after `load("fast_lsh_cumulation", [...".cu"])`)?"""
+    built = built_module_names(statement.root())
+    return any((alias or name) == bound and name in built for name, alias in statement.names)
+
+
 def _built_name(call: nodes.Call) -> str | None:
     func = call.func
     if (func.name if isinstance(func, nodes.Name) else getattr(func, "attrname", None)) not in ("load", "load_inline"):

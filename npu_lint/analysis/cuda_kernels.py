@@ -22,7 +22,7 @@ from typing import Iterator
 
 from astroid import nodes
 
-from npu_lint.analysis.cuda_builds import built_module_names, cuda_build_argument
+from npu_lint.analysis.cuda_builds import built_module_names, cuda_build_argument, imports_cuda_build
 from npu_lint.analysis.names import qualified_name
 from npu_lint.knowledge.library_advice import table
 
@@ -80,8 +80,7 @@ def _names_of_builds(module: nodes.Module) -> frozenset[str]:
     names = set()
     for name, assignments in module.locals.items():
         for assignment in assignments:
-            if isinstance(assignment, nodes.Import) and any(
-                    (alias or imported) == name and imported in built for imported, alias in assignment.names):
+            if isinstance(assignment, nodes.Import) and imports_cuda_build(assignment, name):
                 names.add(name)
             elif isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign) \
                     and isinstance(assignment.parent.value, nodes.Call) \

@@ -51,7 +51,7 @@ from typing import Iterator
 
 from astroid import nodes
 
-from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, built_module_names, cuda_build_argument
+from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument, imports_cuda_build
 from npu_lint.analysis.cuda_kernels import kernel_names, runs_cuda_kernel
 from npu_lint.analysis.names import identifier_words, qualified_name, statements_after
 from npu_lint.knowledge.library_advice import table
@@ -129,7 +129,7 @@ def _returned_test_guards(test: nodes.NodeNG) -> bool:
     for call in function.root().nodes_of_class(nodes.Call):
         callee = call.func
         name = callee.name if isinstance(callee, nodes.Name) else getattr(callee, "attrname", None)
-        if name == function.name and _guards(call):
+        if name == function.name and _guarded(call) is not None:
             return True
     return False
 
@@ -200,10 +200,6 @@ def _test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeN
         elif not (isinstance(parent, nodes.Compare) or (isinstance(parent, nodes.UnaryOp) and parent.op == "not")):
             return node, siblings
         node = parent
-
-
-def _guards(test: nodes.NodeNG) -> bool:
-    return _guarded(test) is not None
 
 
 def _guarded(test: nodes.NodeNG) -> str | None:
@@ -407,14 +403,14 @@ def _library(qname: str) -> bool:
 
 def _bound_by_import_call(name: nodes.Name) -> bool:
     """`cp, has_cp = optional_import("cupy")`, `xf = importlib.import_module("xformers")`, or an
-        extension built from CUDA sources (basicsr's `deform_conv_ext = load(..., sources=[...".cu"])`),
+    extension built from CUDA sources (basicsr's `deform_conv_ext = load(..., sources=[...".cu"])`),
     also imported by the name such a build was given (transformers' YOSO)."""
     try:
         _scope, assignments = name.lookup(name.name)
     except Exception:  # astroid raises assorted errors on odd scopes
         return False
     for assignment in assignments:
-        if isinstance(assignment, nodes.Import) and _imports_cuda_build(assignment, name.name):
+        if isinstance(assignment, nodes.Import) and imports_cuda_build(assignment, name.name):
             return True
         if not isinstance(assignment, nodes.AssignName):
             continue  # `__file__` and other module attributes astroid makes up: no statement
@@ -428,13 +424,6 @@ def _bound_by_import_call(name: nodes.Name) -> bool:
             if isinstance(first, nodes.Const) and isinstance(first.value, str) and _library(first.value):
                 return True
     return False
-
-
-def _imports_cuda_build(statement: nodes.Import, bound: str) -> bool:
-    """`import fast_lsh_cumulation as lsh_cumulation` after the module's `load("fast_lsh_cumulation",
-    [...".cu"])`: the name holds the CUDA build."""
-    built = built_module_names(statement.root())
-    return any((alias or name) == bound and name in built for name, alias in statement.names)
 
 
 def _spells_library(identifier: str) -> bool:

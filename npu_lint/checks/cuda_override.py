@@ -1,8 +1,9 @@
 """check: cuda_override -- a Module or Tensor class that overrides `cuda()` but not `npu()`.
 
 The port turns the callers' `.cuda()` into `.npu()` (NPU103; `.to(device)` on the agnostic
-route, where the class needs its own `to()`), and `npu()` is then the base class's, from torch_npu: what the override adds (moving a teacher model kept outside the
-submodules, dropping cached values, building a GPU index) no longer happens. Only classes whose
+route, where the class needs its own `to()`), and `npu()` is then the base class's, from
+torch_npu: what the override adds (moving a teacher model kept outside the submodules, dropping
+cached values, building a GPU index) no longer happens. Only classes whose
 lineage astroid sees reach torch.nn.Module or torch.Tensor; a class with an `npu()` of its own
 (or from a base of the project) is ported already.
 """
