@@ -91,3 +91,48 @@ def test_source_text_a_message_quotes_is_one_line():
     assert "`x.to(torch.double)`" in messages[13]  # one-line text is quoted as written
     assert "`torch.tensor(0, dtype=ious.d...non_blocking=True).double()`" in messages[14]  # both ends kept
     assert not any("\n" in message for message in messages.values())
+
+
+FOLDED = ("import torch\n"
+          "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+          "x = torch.zeros(2).cuda()\n"
+          "y = torch.zeros(2).cuda()\n")
+FOLDED_PART = "also at 2:23, NPU110: Device `cuda` is a CUDA device; use `npu`"
+
+
+@pytest.mark.parametrize("tool", ["flake8", "pylint", "concise", "github", "junit"])
+def test_front_ends_without_related_places_show_what_a_finding_speaks_for(tmp_path, tool):
+    """`torch.cuda.is_available` speaks for the "cuda" it picks (one fix for both). A front end
+    that shows no related places puts it in the message, or a hand port keeps "cuda"."""
+    path = tmp_path / "pick.py"
+    path.write_text(FOLDED, encoding="utf-8")
+    command = {"flake8": ["flake8", "--select", "NPU"],
+               "pylint": ["pylint", "--load-plugins", "npu_lint", "--persistent", "n", "--score", "n"]}
+    proc = run_tool(*command.get(tool, ["npu_lint", "check", "--format", tool]), str(path))
+    lines = [line for line in proc.stdout.splitlines() if "torch.cuda.is_available" in line]
+    assert len(lines) == 1 and FOLDED_PART in lines[0], proc.stdout + proc.stderr
+    assert sum("also at" in line for line in proc.stdout.splitlines()) == 1  # the .cuda() lines fold nothing
+
+
+def test_the_full_report_notes_a_folded_finding_and_json_keeps_it_related(tmp_path):
+    path = tmp_path / "pick.py"
+    path.write_text(FOLDED, encoding="utf-8")
+    full = run_tool("npu_lint", "check", str(path)).stdout
+    assert f"= note: {FOLDED_PART}" in full
+    [test] = [item for item in json.loads(run_tool("npu_lint", "check", "--format", "json", str(path)).stdout)
+              if item["code"] == "NPU101"]
+    assert "also at" not in test["message"]
+    assert [r["message"] for r in test["related"]] == ["NPU110: Device `cuda` is a CUDA device; use `npu`"]
+
+
+def test_only_folded_findings_join_the_message():
+    from npu_lint.core.findings import Confidence, Finding, Position, Related, Severity
+
+    here = Position(3, 4)
+    use = Related(here, here, "`x` is used here")
+    folded = Related(Position(2, 22), Position(2, 28), "NPU110: Device `cuda`", folded="NPU110")
+    finding = Finding("NPU101", "torch-cuda-api", "m", here, here, Severity.WARNING, Confidence.HIGH,
+                      related=(use,))
+    assert finding.message_with_folded == "m"
+    assert (Finding("NPU101", "torch-cuda-api", "m", here, here, Severity.WARNING, Confidence.HIGH,
+                    related=(use, folded)).message_with_folded == "m (also at 2:23, NPU110: Device `cuda`)")

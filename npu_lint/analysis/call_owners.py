@@ -90,7 +90,8 @@ def give_way(ctx: ModuleContext, code: str) -> None:
         drop(ctx, said)
         if keep:
             finding = said.finding
-            add_related(ctx, owner, (Related(finding.start, finding.end, f"{finding.code}: {finding.message}"),))
+            add_related(ctx, owner, (Related(finding.start, finding.end, f"{finding.code}: {finding.message}",
+                                             folded=finding.code),))
 
 
 def _owner(everything: list[Said], about: tuple[nodes.NodeNG, ...], owners: tuple[str, ...]) -> Said | None:

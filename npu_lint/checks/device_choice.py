@@ -88,5 +88,5 @@ def absorb(finding: Finding, other: Finding) -> Finding:
     applicability = Applicability.least_safe(finding.fix.applicability, other.fix.applicability)
     fix = Fix(applicability, f"{finding.fix.message}; {other.fix.message[:1].lower()}{other.fix.message[1:]}",
               tuple(sorted(set(finding.fix.edits) | set(other.fix.edits))))
-    related = Related(other.start, other.end, f"{other.code}: {other.message}")
+    related = Related(other.start, other.end, f"{other.code}: {other.message}", folded=other.code)
     return dataclasses.replace(finding, fix=fix, related=tuple(sorted((*finding.related, related))))

@@ -64,13 +64,16 @@ class Fix:
 
 @dataclasses.dataclass(frozen=True, order=True)
 class Related:
-    """Another place that belongs to a finding: a later use of what it reports, or the line inside
-    a library that makes the call CUDA-bound. `path` is None for the finding's own file."""
+    """Another place that belongs to a finding: a later use of what it reports, the line inside
+    a library that makes the call CUDA-bound, or the finding of another rule that this one speaks
+    for (`folded`: its code; the device string of `"cuda" if torch.cuda.is_available() else
+    "cpu"`, whose edit is part of the test's fix). `path` is None for the finding's own file."""
 
     start: Position
     end: Position
     message: str
     path: str | None = None
+    folded: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,6 +87,14 @@ class Finding:
     confidence: Confidence
     fix: Fix | None = None
     related: tuple[Related, ...] = ()
+
+    @property
+    def message_with_folded(self) -> str:
+        """The message, followed by the findings folded into this one: for the front ends that
+        show no related places (flake8, pylint, one-line reports). Someone porting by hand from
+        `torch.cuda.is_available` alone would keep the `"cuda"` it picks."""
+        folded = [f"also at {r.start.line}:{r.start.column + 1}, {r.message}" for r in self.related if r.folded]
+        return f"{self.message} ({'; '.join(folded)})" if folded else self.message
 
     @property
     def sort_key(self) -> tuple:

@@ -89,7 +89,7 @@ class NpuLintFlake8:
             return
         for finding in result.findings:
             # flake8 wants 0-based columns and adds 1 itself.
-            yield finding.start.line, finding.start.column, f"{finding.code} {finding.message}", type(self)
+            yield finding.start.line, finding.start.column, f"{finding.code} {finding.message_with_folded}", type(self)
         for problem in result.problems:
             if problem.kind == "internal-error":
                 yield problem.line, problem.column, f"{INTERNAL_ERROR} npu-lint internal error: {problem.message}", type(self)

@@ -90,7 +90,7 @@ class _FamilyChecker(BaseChecker):
             self.add_message(
                 finding.name, line=finding.start.line, col_offset=finding.start.column,
                 end_lineno=finding.end.line, end_col_offset=finding.end.column,
-                args=(finding.message,), confidence=_CONFIDENCE[finding.confidence],
+                args=(finding.message_with_folded,), confidence=_CONFIDENCE[finding.confidence],
             )
 
 

@@ -44,8 +44,8 @@ from npu_lint.engine.engine import Problem
 from npu_lint.run.runner import FileResult
 
 DEFAULT_DIR = ".npu_lint_cache"
-FORMAT = 4  # 2: entries record the star-imported modules they depend on; 3: and NPU120's project modules;
-# 4: and the folder's modules an NPU sibling class may be in
+FORMAT = 5  # 2: entries record the star-imported modules they depend on; 3: and NPU120's project modules;
+# 4: and the folder's modules an NPU sibling class may be in; 5: related places say which are folded findings
 # NPU120 ("this program never imports torch_npu") looks through the project's own modules for one
 # that does: its answer goes stale when one of them changes, not only when the program does.
 _PROJECT_MODULE_RULES = frozenset({"NPU120"})
@@ -111,7 +111,7 @@ def finding_to_json(finding: Finding) -> dict:
         "code": finding.code, "name": finding.name, "message": finding.message,
         "start": _position(finding.start), "end": _position(finding.end),
         "severity": finding.severity.value, "confidence": finding.confidence.value, "fix": fix,
-        "related": [[*_position(r.start), *_position(r.end), r.message, r.path] for r in finding.related],
+        "related": [[*_position(r.start), *_position(r.end), r.message, r.path, r.folded] for r in finding.related],
     }
 
 
@@ -139,9 +139,9 @@ def _edit(value) -> Edit:
 
 
 def _related(value) -> Related:
-    if not isinstance(value, list) or len(value) != 6 or not (value[5] is None or isinstance(value[5], str)):
+    if not isinstance(value, list) or len(value) != 7 or not (value[5] is None or isinstance(value[5], str)):
         raise CorruptEntry("bad related location")
-    return Related(_pos(value[0:2]), _pos(value[2:4]), _typed(value[4], str), value[5])
+    return Related(_pos(value[0:2]), _pos(value[2:4]), _typed(value[4], str), value[5], _typed(value[6], str))
 
 
 def finding_from_json(data) -> Finding:

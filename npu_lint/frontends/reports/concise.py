@@ -14,5 +14,5 @@ def format_concise(results: Iterable[FileResult]) -> str:
     lines = []
     for result in results:
         lines.extend(problem_lines(result))
-        lines.extend(f"{result.path}:{f.start.line}:{f.start.column + 1}: {f.code} {f.message}" for f in result.findings)
+        lines.extend(f"{result.path}:{f.start.line}:{f.start.column + 1}: {f.code} {f.message_with_folded}" for f in result.findings)
     return "\n".join(lines) + ("\n" if lines else "")

@@ -23,6 +23,9 @@ def _snippet(index: LineIndex, finding: Finding) -> list[str]:
     lines.append(f"{line_no} | {text}")
     lines.append(f"{gutter} | {' ' * start}{'^' * (end - start)} {finding.code}")
     lines.append(f"{gutter} |")
+    # The findings folded into this one: their places are not under the caret.
+    lines.extend(f"{gutter} = note: also at {r.start.line}:{r.start.column + 1}, {r.message}"
+                 for r in finding.related if r.folded)
     if finding.fix is not None:
         lines.append(f"{gutter} = help: {finding.fix.message}")
     return lines

@@ -27,6 +27,6 @@ def format_github(results: Iterable[FileResult]) -> str:
             lines.append(
                 f"::{_LEVEL[f.severity]} file={path},line={f.start.line},col={f.start.column + 1},"
                 f"endLine={f.end.line},endColumn={f.end.column + 1},title={f.code} {_property(f.name)}"
-                f"::{_data(f.code + ' ' + f.message)}"
+                f"::{_data(f.code + ' ' + f.message_with_folded)}"
             )
     return "\n".join(lines) + ("\n" if lines else "")

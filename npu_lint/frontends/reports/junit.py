@@ -12,7 +12,7 @@ def format_junit(results: Iterable[FileResult]) -> str:
     root = ET.Element("testsuites", name="npu-lint")
     total = failures = 0
     for result in results:
-        items = [(f"{f.code} {f.name}", f.start.line, f.start.column + 1, f"{f.code} {f.message}") for f in result.findings]
+        items = [(f"{f.code} {f.name}", f.start.line, f.start.column + 1, f"{f.code} {f.message_with_folded}") for f in result.findings]
         items += [(p.kind, p.line, p.column + 1, p.message) for p in result.problems]
         suite = ET.SubElement(root, "testsuite", name=result.path, tests=str(max(len(items), 1)),
                               failures=str(len(items)), errors="0")
