@@ -30,7 +30,12 @@ take is not reported. A path is off the NPU when
 - it does CUDA's part of what a statement of the same block, `if <NPU test>:`, does for the NPU:
   every torch.cuda name it uses (beyond the test) has its torch.npu twin in that body
   (transformers' Trainer saves and restores each device's RNG state in an `if` per device, and
-  `set_seed` seeds CUDA and then, under `if is_torch_npu_available():`, the NPU).
+  `set_seed` seeds CUDA and then, under `if is_torch_npu_available():`, the NPU);
+- it stores a CUDA test (false on the NPU) and its NPU twin stands in the same block, the same
+  text with `npu` for `cuda` (timm's data loader: `self.is_cuda = device.type == 'cuda' and
+  torch.cuda.is_available()`, then `self.is_npu = device.type == 'npu' and
+  torch.npu.is_available()`). A statement that acts, such as `torch.cuda.synchronize()`, runs
+  on the NPU beside its twin, so it is still reported.
 
 A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
 """
@@ -248,11 +253,15 @@ def _always_leaves(block: list[nodes.NodeNG]) -> bool:
 
 
 def _mirrored_by_npu_part(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> bool:
-    """Is the statement `child` CUDA's part of what a sibling `if <NPU test>:` does for the NPU?"""
+    """Is the statement `child` CUDA's part of what a sibling `if <NPU test>:` does for the NPU,
+    or of a sibling that is its NPU twin?"""
     for field in ("body", "orelse", "handlers", "finalbody"):
         block = getattr(block_owner, field, None)
         if not isinstance(block, list) or not any(child is stmt for stmt in block):
             continue
+        if isinstance(child, (nodes.Assign, nodes.AnnAssign)) and _is_cuda_test(child.value) \
+                and _has_npu_twin(child, block):
+            return True
         npu_parts = [stmt for stmt in block if stmt is not child and isinstance(stmt, nodes.If)
                      and not stmt.orelse and _polarity(stmt.test) == POSITIVE]
         if not npu_parts:
@@ -263,6 +272,28 @@ def _mirrored_by_npu_part(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> boo
         return bool(cuda_names) and any(cuda_names <= _device_api_names(part.body, "torch.npu.")
                                         for part in npu_parts)
     return False
+
+
+_CUDA_WORD = re.compile(r"cuda|CUDA|Cuda")
+_NPU_FOR_CUDA = {"cuda": "npu", "CUDA": "NPU", "Cuda": "Npu"}
+
+
+def _is_cuda_test(value: nodes.NodeNG | None) -> bool:
+    """A test that is false on the NPU: `torch.cuda.is_available()`, `device.type == "cuda"`, or
+    an `and` with one of them."""
+    if isinstance(value, nodes.BoolOp) and value.op == "and":
+        return any(_is_cuda_test(operand) for operand in value.values)
+    return value is not None and (_probes_cuda(value) or _tests_cuda_device(value))
+
+
+def _has_npu_twin(statement: nodes.NodeNG, block: list) -> bool:
+    """Does `block` hold the statement again with `npu` for each `cuda` (a port already made)?"""
+    text = statement.as_string()
+    twin = _CUDA_WORD.sub(lambda match: _NPU_FOR_CUDA[match.group()], text)
+    if twin == text:
+        return False
+    return any(other is not statement and type(other) is type(statement) and other.as_string() == twin
+               for other in block)
 
 
 def _device_api_names(statements: list[nodes.NodeNG], prefix: str) -> set[str]:
