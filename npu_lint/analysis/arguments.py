@@ -104,13 +104,19 @@ def argument_role(node: nodes.NodeNG) -> str | None:
 
 def holder_name(node: nodes.NodeNG) -> str | None:
     """The name a value is bound to or compared with: `x = v`, `self.x = v`, `x == v`,
-    `x in (v, w)`, `{"x": v}`, `def f(x=v)`; a collection's elements count as its own."""
+    `x in (v, w)`, `{"x": v}`, `kwargs["x"] = v`, `def f(x=v)`; a collection's elements count
+    as its own."""
     while isinstance(node.parent, (nodes.Tuple, nodes.List, nodes.Set)):
         node = node.parent
     parent = node.parent
     if isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and parent.value is node:
         targets = parent.targets if isinstance(parent, nodes.Assign) else [parent.target]
-        return last_name(targets[0]) if len(targets) == 1 else None
+        if len(targets) != 1:
+            return None
+        key = targets[0].slice if isinstance(targets[0], nodes.Subscript) else None
+        if isinstance(key, nodes.Const) and isinstance(key.value, str):
+            return key.value  # `trainer_kwargs["accelerator"] = "gpu"`: the key, as in a dict literal
+        return last_name(targets[0])
     if isinstance(parent, nodes.Compare):
         operands = [parent.left] + [operand for _op, operand in parent.ops]
         return next((name for name in map(last_name, operands) if name is not None), None)
