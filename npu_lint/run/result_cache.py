@@ -38,6 +38,7 @@ from npu_lint import __version__
 from npu_lint.analysis.npu_siblings import folder_modules_read
 from npu_lint.analysis.project_torch_npu import project_modules_reached
 from npu_lint.analysis.star_imports import star_dependencies
+from npu_lint.config.cuda_extensions import setup_py_read_for
 from npu_lint.config.project_scripts import is_script_target
 from npu_lint.core.findings import Applicability, Confidence, Edit, Finding, Fix, Position, Related, Severity
 from npu_lint.engine.engine import Problem
@@ -266,12 +267,16 @@ class ResultCache:
 
 
 def _dependencies(path: str, data: bytes) -> list[list[str]]:
-    """[path, content hash] of the project modules whose names reach this file through star
-    imports (fastai's `from .torch_imports import *`): its findings change when they do."""
-    if b"import" not in data or b"*" not in data:
+    """[path, content hash] of the project files its findings read: the modules whose names reach
+    this file through star imports (fastai's `from .torch_imports import *`), and the setup.py
+    that builds a CUDA extension it names. Its findings change when they do."""
+    if b"import" not in data:
         return []
+    dependencies = [setup_py] if (setup_py := setup_py_read_for(path, data)) else []
+    if b"*" in data:
+        dependencies += star_dependencies(path)
     entries = []
-    for dependency in star_dependencies(path):
+    for dependency in dependencies:
         try:
             entries.append([dependency, content_hash(Path(dependency).read_bytes())])
         except OSError:
