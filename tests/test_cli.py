@@ -209,3 +209,12 @@ def test_no_unsafe_fixes_overrides_the_configuration(tmp_path):
     assert 'DEFAULT_DEVICE = "npu"' in path.read_text()
     both = run_tool("npu_lint", "fix", "--unsafe-fixes", "--no-unsafe-fixes", str(path), cwd=tmp_path)
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
+
+
+def test_fix_takes_the_run_options_check_takes(tmp_path):
+    # `npu-lint check --no-cache X` then `npu-lint fix --no-cache X` was a usage error.
+    path = _write(tmp_path, MIXED)
+    proc = run_tool("npu_lint", "fix", "--no-cache", "--cache-dir", str(tmp_path / "cache"), str(path), cwd=tmp_path)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "torch.npu.synchronize()" in path.read_text()
+    assert not (tmp_path / "cache").exists()

@@ -330,3 +330,24 @@ def test_a_changed_module_of_the_folder_misses_the_cache(tmp_path, counted):
         "from .base import BaseAccelerator\n\n\nclass AscendAccelerator(BaseAccelerator):\n    pass\n")
     code, out = counted(str(cuda_module))
     assert counted.linted == ["cuda_accelerator.py"] and code == 0
+
+
+def test_a_setup_py_that_stops_building_a_cuda_extension_misses_the_cache(tmp_path, counted):
+    # NPU413 knows `from . import blur_ext` is CUDA code from setup.py (basicsr's make_cuda_ext):
+    # the module's findings change when setup.py does, though its own bytes do not.
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "__init__.py").write_text("")
+    setup = tree / "setup.py"
+    setup.write_text("from torch.utils.cpp_extension import CUDAExtension\n"
+                     "CUDAExtension(name='pkg.blur_ext', sources=['blur.cu'])\n")
+    module = tree / "pkg" / "blur.py"
+    module.write_text("from . import blur_ext\n\ndef blur(x):\n    if x.device.type == 'cpu':\n        return x\n"
+                      "    return blur_ext.blur(x)\n")
+    code, out = counted(str(module))
+    assert "NPU413" in out
+    assert counted(str(module)) == (code, out) and counted.linted == []
+    setup.write_text("from torch.utils.cpp_extension import CppExtension\n"
+                     "CppExtension(name='pkg.blur_ext', sources=['blur.cpp'])\n")
+    code, out = counted(str(module))
+    assert counted.linted == ["blur.py"] and "NPU413" not in out

@@ -210,3 +210,19 @@ def test_libraries_the_patch_misleads_are_named_in_one_finding_per_module():
     assert [f.start.line for f in findings] == [2]
     assert "`mmcv`, `mmengine` may take CUDA-only code paths" in findings[0].message
     assert [(r.start.line, r.message) for r in findings[0].related] == [(3, "`mmengine` is imported here")]
+
+
+def test_a_statement_calling_one_api_again_is_one_finding_per_rule():
+    # pyro's conjugate.py: torch.lgamma three times on one line made three NPU301; audiocraft's
+    # `fft.irfft(fft.rfft(signal) * fft.rfft(kernel))` two NPU930 for rfft. One computation to change.
+    text = ("import torch\n\n\ndef f(v, a, s, k):\n"
+            "    x = torch.lgamma(1 + v) + torch.lgamma(a) - torch.lgamma(v + a)\n"
+            "    y = torch.fft.irfft(torch.fft.rfft(s) * torch.fft.rfft(k))\n"
+            "    return x, y, torch.lgamma(a)\n")
+    findings = Engine(Settings(select=("ALL",))).check_text(text).findings
+    lgamma = [f for f in findings if f.code == "NPU301" and f.start.line == 5]
+    assert len(lgamma) == 1 and len(lgamma[0].related) == 2
+    assert not [f for f in findings if f.code == "NPU930" and f.start.line == 5]  # owned by NPU301, all three
+    assert [(f.start.line, f.code) for f in findings if f.code in ("NPU301", "NPU930")].count((7, "NPU301")) == 1
+    rfft = [f for f in findings if f.code == "NPU930" and f.start.line == 6 and f.message.startswith("`torch.fft.rfft`")]
+    assert len(rfft) == 1 and len(rfft[0].related) == 1

@@ -65,6 +65,25 @@ def report_about(ctx: ModuleContext, rule: Rule, node: nodes.NodeNG, about: tupl
     return said
 
 
+def report_once_per_statement(ctx: ModuleContext, check: object, rule: Rule, node: nodes.NodeNG, api: str,
+                              **kwargs) -> Said | None:
+    """`report_about`, once per statement and API: a statement that calls `api` again (`torch.lgamma(a)
+    + torch.lgamma(b)`, pyro; `fft.irfft(fft.rfft(s) * fft.rfft(k))`) is one computation to change,
+    so the later calls become related places of the first call's finding, and count as spoken
+    about by it (a rule that gives way finds them owned too)."""
+    said_in_statement = ctx.scratch.setdefault(check, {})
+    key = (node.statement(), api)
+    earlier = said_in_statement.get(key)
+    if earlier is not None and not earlier.dropped:
+        earlier.about = (*earlier.about, node)
+        add_related(ctx, earlier, (ctx.related(node, f"`{api}` here too"),))
+        return earlier
+    said = report_about(ctx, rule, node, api=api, **kwargs)
+    if said is not None:
+        said_in_statement[key] = said
+    return said
+
+
 def add_related(ctx: ModuleContext, said: Said, related: tuple[Related, ...]) -> None:
     """Give the finding more related places."""
     old = said.finding

@@ -1,21 +1,26 @@
 """Code that builds CUDA code: at run time `torch.utils.cpp_extension.load(..., with_cuda=True)`, with
 nvcc flags (`extra_cuda_cflags`) or with a `.cu` file among its sources, `load_inline(...,
 cuda_sources=...)`; at install time `CUDAExtension` (NPU410). Also the names a module binds to such a
-run-time build, which hold its CUDA kernels."""
+run-time build, or by import to a CUDA extension its project's setup.py builds
+(config/cuda_extensions.py: basicsr's `from . import upfirdn2d_ext`), which hold its CUDA kernels."""
 from __future__ import annotations
 
+import os
 import re
 
 from astroid import nodes
 
 from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import qualified_name
+from npu_lint.config.cuda_extensions import cuda_extensions
+from npu_lint.config.project_scripts import project_root
 
 BUILDERS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
 CUDA_EXTENSION_CLASSES = frozenset({"torch.utils.cpp_extension.CUDAExtension"})
 _LOAD = "torch.utils.cpp_extension.load"
 _CUDA_SOURCE = re.compile(r"\.cu$")
 _BUILT_NAMES = "_npu_lint_cuda_built_names"
+_PREBUILT_NAMES = "_npu_lint_prebuilt_cuda_names"
 
 
 def cuda_build_argument(call: nodes.Call) -> tuple[nodes.NodeNG, str] | None:
@@ -108,3 +113,58 @@ def _builds_cuda(keyword: nodes.Keyword) -> bool:
         empty = isinstance(value, nodes.Const) and value.value is None
         return not empty and not (isinstance(value, (nodes.List, nodes.Tuple)) and not value.elts)
     return keyword.arg == "cuda_sources"
+
+
+def prebuilt_extension_names(module: nodes.Module) -> frozenset[str]:
+    """The names `module` binds by import to a CUDA extension its project's setup.py builds:
+    `from . import upfirdn2d_ext` beside `make_cuda_ext(name="upfirdn2d_ext",
+    module="basicsr.ops.upfirdn2d", ...)`. Computed once; only modules of a project whose
+    setup.py builds one look at their imports."""
+    names = getattr(module, _PREBUILT_NAMES, None)
+    if names is None:
+        names = frozenset()
+        extensions, package = _project_extensions(module)
+        if extensions:
+            names = frozenset(name for name, assignments in module.locals.items() for assignment in assignments
+                              if isinstance(assignment, (nodes.Import, nodes.ImportFrom))
+                              and _imported_module(assignment, name, package) in extensions)
+        setattr(module, _PREBUILT_NAMES, names)
+    return names
+
+
+def _project_extensions(module: nodes.Module) -> tuple[frozenset[str], tuple[str, ...]]:
+    """(the dotted names of the extensions, with each tail too: a src/ layout puts folders in front;
+    the dotted parts of the module's package from the project root)."""
+    path = getattr(module, "file", None)
+    if not path or not os.path.isfile(path):
+        return frozenset(), ()
+    folder = os.path.dirname(os.path.abspath(path))
+    root = project_root(folder)
+    extensions = cuda_extensions(root) if root is not None else frozenset()
+    if not extensions:
+        return frozenset(), ()
+    package = tuple(part for part in os.path.relpath(folder, root).split(os.sep) if part not in ("", "."))
+    return frozenset(extensions), package
+
+
+def _imported_module(statement: nodes.NodeNG, bound: str, package: tuple[str, ...]) -> str | None:
+    """The dotted module `statement` binds to `bound`, made absolute from the project root."""
+    if isinstance(statement, nodes.Import):
+        for name, alias in statement.names:
+            if (alias or name.split(".")[0]) == bound:
+                return name if alias else None  # `import a.b.ext` binds `a`, the package
+        return None
+    imported = next((name for name, alias in statement.names if (alias or name) == bound), None)
+    if imported is None:
+        return None
+    level = statement.level or 0
+    if level:
+        if level - 1 > len(package):
+            return None
+        base = list(package[:len(package) - (level - 1)])
+        # a src/ layout: the root's folders in front of the top package are no part of the name
+        if base and base[0] == "src":
+            base = base[1:]
+    else:
+        base = []
+    return ".".join([*base, *filter(None, (statement.modname or "").split(".")), imported])

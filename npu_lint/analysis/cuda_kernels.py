@@ -22,7 +22,8 @@ from typing import Iterator
 
 from astroid import nodes
 
-from npu_lint.analysis.cuda_builds import built_module_names, cuda_build_argument, imports_cuda_build
+from npu_lint.analysis.cuda_builds import (built_module_names, cuda_build_argument, imports_cuda_build,
+                                          prebuilt_extension_names)
 from npu_lint.analysis.names import qualified_name
 from npu_lint.knowledge.library_advice import table
 
@@ -72,12 +73,14 @@ def _kernel_names(module: nodes.Module) -> frozenset[str]:
 
 def _names_of_builds(module: nodes.Module) -> frozenset[str]:
     """Module names that hold a CUDA build of its own: `ext = load("ext", [..."ext.cu"])`, `import
-    fast_lsh_cumulation as lsh_cumulation` after `load("fast_lsh_cumulation", ...)` (YOSO). A
+    fast_lsh_cumulation as lsh_cumulation` after `load("fast_lsh_cumulation", ...)` (YOSO), `from . import
+    upfirdn2d_ext` of an extension the project's setup.py builds (basicsr, fairscale). A
     function that calls into one runs a CUDA kernel just as one that launches a Triton kernel."""
+    prebuilt = prebuilt_extension_names(module)
     built = built_module_names(module)
     if not built:
-        return frozenset()
-    names = set()
+        return prebuilt
+    names = set(prebuilt)
     for name, assignments in module.locals.items():
         for assignment in assignments:
             if isinstance(assignment, nodes.Import) and imports_cuda_build(assignment, name):

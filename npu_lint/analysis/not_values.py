@@ -24,6 +24,11 @@
                                         so do those of a table per device type
                                         (`{"cpu": -1, "cuda": 1024}`)
     pytest.param(dev, id="cuda:0")      the label pytest reports a test case under
+    @pytest.mark.parametrize("cmd", ["run.py --cuda", ...])
+    def test_run(cmd): if "cuda" in cmd
+                                        a search in the text of a test case whose cases are all
+                                        known and none is a device (pyro's example command
+                                        lines): "npu" is in none of them
     if q.device.type == "cuda" and mask is not None:
         q = q.contiguous()              a workaround for a CUDA kernel (transformers' SDPA
                                         attention: torch 2.1's memory-efficient kernel and
@@ -77,7 +82,58 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "test label"
     if _guards_contiguous_workaround(node):
         return "CUDA kernel workaround"
+    if _searched_in_case_texts(node):
+        return "text of a test case"
     return None
+
+
+def _searched_in_case_texts(node: nodes.NodeNG) -> bool:
+    """`"cuda" in cmd` where `cmd` is a parameter of a pytest-parametrized test whose cases are all
+    string literals and none is a device: the test looks for a word (a `--cuda` flag) in a text."""
+    compare = node.parent
+    if not (isinstance(compare, nodes.Compare) and compare.left is node and len(compare.ops) == 1
+            and compare.ops[0][0] in ("in", "not in") and isinstance(compare.ops[0][1], nodes.Name)):
+        return False
+    name = compare.ops[0][1].name
+    function = compare.scope()
+    if not isinstance(function, nodes.FunctionDef) or function.decorators is None \
+            or name not in [arg.name for arg in function.args.args or []]:
+        return False
+    cases = _parametrized_cases(function, name)
+    device_types = tables().not_values.device_types
+    return bool(cases) and not any(
+        case.split(":")[0] in device_types or _CUDA_KEY.match(case) for case in cases)
+
+
+def _parametrized_cases(function: nodes.FunctionDef, name: str) -> list[str]:
+    """The string values `@pytest.mark.parametrize(name, [...])` gives the parameter `name`; empty
+    when one is not a string literal (or a `pytest.param` of one) or the list is not in the module."""
+    for decorator in function.decorators.nodes:
+        if not (isinstance(decorator, nodes.Call) and last_name(decorator.func) == "parametrize"
+                and len(decorator.args) >= 2 and isinstance(decorator.args[0], nodes.Const)
+                and decorator.args[0].value == name):
+            continue
+        values = decorator.args[1]
+        if isinstance(values, nodes.Name):
+            values = _module_constant(function.root(), values.name)
+        if not isinstance(values, (nodes.List, nodes.Tuple)):
+            return []
+        cases = []
+        for value in values.elts:
+            if isinstance(value, nodes.Call) and last_name(value.func) == "param" and value.args:
+                value = value.args[0]
+            if not (isinstance(value, nodes.Const) and isinstance(value.value, str)):
+                return []
+            cases.append(value.value)
+        return cases
+    return []
+
+
+def _module_constant(module: nodes.Module, name: str) -> nodes.NodeNG | None:
+    """The value of the module's one top-level assignment `name = ...`."""
+    values = [statement.value for statement in module.body if isinstance(statement, nodes.Assign)
+              and any(isinstance(target, nodes.AssignName) and target.name == name for target in statement.targets)]
+    return values[0] if len(values) == 1 else None
 
 
 def _guards_contiguous_workaround(node: nodes.NodeNG) -> bool:

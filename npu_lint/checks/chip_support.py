@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from npu_lint.analysis.call_owners import give_way, report_about
+from npu_lint.analysis.call_owners import give_way, report_once_per_statement
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import chain_parts, names_without_running, qualified_name
 from npu_lint.checks.base import Check
@@ -55,9 +55,9 @@ class ApiUnsupportedOnChip(Check):
             return
         if _handed_to_cuda_only_library(target):
             return  # `cudf.from_dlpack(to_dlpack(x))`: NPU403 reports the call, which goes with its arguments
-        report_about(ctx, self.rule, target, confidence=found[1], api=found[0], chip=chip_label(self.chip),
-                     list_version=self.list_version, release=self.release,
-                     others=f"; the list marks it supported on {', '.join(others)}" if others else "")
+        report_once_per_statement(ctx, self, self.rule, target, found[0], confidence=found[1],
+                                  chip=chip_label(self.chip), list_version=self.list_version, release=self.release,
+                                  others=f"; the list marks it supported on {', '.join(others)}" if others else "")
 
     def leave_module(self, ctx: ModuleContext) -> None:
         give_way(ctx, self.rule.code)  # NPU301/NPU302 say what the call does on the NPU

@@ -13,7 +13,7 @@ from typing import FrozenSet, Iterable, Mapping, Optional, Tuple
 from astroid import nodes
 
 from npu_lint.analysis.api_names import TENSOR, normalize_api
-from npu_lint.analysis.call_owners import give_way, report_about
+from npu_lint.analysis.call_owners import give_way, report_once_per_statement
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import explicitly_on_cpu, says_cpu
 from npu_lint.analysis.names import chain_parts, is_chain_top, keyword, last_name, name_trigger, qualified_name
@@ -275,8 +275,8 @@ class ApiListCall(Check):
         found = resolve_call(node, ctx, self.names, self.methods)
         if found is None or found[0] not in self.table or call_on_cpu(node, found[0].startswith(TENSOR)):
             return
-        report_about(ctx, self.rule, node, confidence=found[1], api=found[0], list_version=self.list_version,
-                     release=self.release)
+        report_once_per_statement(ctx, self, self.rule, node, found[0], confidence=found[1],
+                                  list_version=self.list_version, release=self.release)
 
     def leave_module(self, ctx: ModuleContext) -> None:
         give_way(ctx, self.rule.code)  # a call NPU301, NPU304 or NPU606 says more about

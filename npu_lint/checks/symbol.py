@@ -6,7 +6,9 @@ written out in full (`torch.profiler.profile` -> `torch_npu.profiler.profile`).
 
 A rule without such a fix says a decorated function once: stacked decorators it matches
 (`@triton.autotune(...)`, `@triton.heuristics(...)`, `@triton.jit` on one kernel) are one
-finding, on the outermost, with the others as related locations.
+finding, on the outermost, with the others as related locations. It says a class once too:
+a subclass's own uses of its flagged base (`DataParallel.__init__(self, ...)` in
+`class MultiDeviceKernel(DataParallel)`, gpytorch) are part of being one, said at the base.
 """
 from __future__ import annotations
 
@@ -74,6 +76,8 @@ class SymbolCheck(Check):
                 return  # said at the outermost decorator of this function
             related = tuple(ctx.related(other, f"`{other_qname}` decorates the same function")
                             for other, other_qname in stacked[1:])
+            if _inside_subclass_of(node, qname):
+                return  # said at the class's base
         replacement, edit = self._replacement(qname, parts[index:], ctx)
         if edit is not None and self._callee_stays(outermost_attribute(node), ctx):
             edit = None
@@ -152,3 +156,15 @@ def _called_bare(node) -> bool:
     """`dist.is_nccl_available()`: a call without arguments, which a conditional may test."""
     call = node.parent
     return isinstance(call, nodes.Call) and call.func is node and not call.args and not call.keywords
+
+
+def _inside_subclass_of(node, qname: str) -> bool:
+    """Is `node` in the body of a class (or a class around it) one of whose bases is `qname`?
+    Its bases and decorators are outside: the base itself is where the class is said."""
+    child, parent = node, node.parent
+    while parent is not None:
+        if isinstance(parent, nodes.ClassDef) and child in parent.body \
+                and any(qualified_name(base) == qname for base in parent.bases):
+            return True
+        child, parent = parent, parent.parent
+    return False

@@ -5,12 +5,16 @@ Calls of Python APIs that reach ATen overloads without an NPU kernel in the targ
 release (data/operator_support.yaml, docs/operators.md): `torch.*`, `torch.linalg.*`,
 `torch.special.*`, `torch.nn.functional.*`, `nn` modules whose forward reaches one, methods on
 inferred Tensors, and hand-listed non-ATen ops (`torchvision.ops.nms`).
+
+One statement that calls an API several times is one finding, at the first call, the others
+related (analysis/call_owners.py): `torch.lgamma(1 + v) + torch.lgamma(a) - torch.lgamma(v + a)`
+(pyro) moves to the CPU as one computation.
 """
 from __future__ import annotations
 
 from astroid import nodes
 
-from npu_lint.analysis.call_owners import report_about
+from npu_lint.analysis.call_owners import report_once_per_statement
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.checks.base import Check
 from npu_lint.checks.operator_calls import (
@@ -110,9 +114,9 @@ class OperatorFallsBack(Check):
             confidence = Confidence.INFERENCE  # a path of forward, not every call of it
         # Reached only through an argument (`reduce=`, `out=`): the finding marks that argument.
         where = {"start": ctx.start(argument), "end": ctx.end(argument)} if argument is not None else {}
-        report_about(ctx, self.rule, node, confidence=confidence, **where, api=found[0],
-                     operator=operator_label(overloads), release=self.release, via=via_text(api.via),
-                     workaround=workaround_text(api))
+        report_once_per_statement(ctx, self, self.rule, node, found[0], confidence=confidence, **where,
+                                  operator=operator_label(overloads), release=self.release,
+                                  via=via_text(api.via), workaround=workaround_text(api))
 
 
 class OperatorWithoutKernel(OperatorFallsBack):

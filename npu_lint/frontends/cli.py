@@ -98,6 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument("--diff", action="store_true", help="write nothing; print a unified diff (exit 1 if there is one)")
     fix.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     _add_jobs(fix)
+    # fix lints every file afresh and keeps no result cache; the options are accepted so that one
+    # command line (a script, a pre-commit entry) serves check and fix alike
+    fix.add_argument("--no-cache", action="store_true", help="accepted as check takes it (fix uses no result cache)")
+    fix.add_argument("--cache-dir", metavar="DIR", help="accepted as check takes it (fix uses no result cache)")
     _add_selection(fix)
 
     migrate = commands.add_parser("migrate", help="copy a project to OUT with fixes applied, plus migration reports")

@@ -38,6 +38,7 @@ from npu_lint import __version__
 from npu_lint.analysis.npu_siblings import folder_modules_read
 from npu_lint.analysis.project_torch_npu import project_modules_reached
 from npu_lint.analysis.star_imports import star_dependencies
+from npu_lint.config.cuda_extensions import setup_py_read_for
 from npu_lint.config.project_scripts import is_script_target
 from npu_lint.core.findings import Applicability, Confidence, Edit, Finding, Fix, Position, Related, Severity
 from npu_lint.engine.engine import Problem
@@ -45,7 +46,8 @@ from npu_lint.run.runner import FileResult
 
 DEFAULT_DIR = ".npu_lint_cache"
 FORMAT = 5  # 2: entries record the star-imported modules they depend on; 3: and NPU120's project modules;
-# 4: and the folder's modules an NPU sibling class may be in; 5: related places say which are folded findings
+# 4: and the folder's modules an NPU sibling class may be in; 5: related places say which are folded
+# findings, and entries record the setup.py that builds a CUDA extension the module imports
 # NPU120 ("this program never imports torch_npu") looks through the project's own modules for one
 # that does: its answer goes stale when one of them changes, not only when the program does.
 _PROJECT_MODULE_RULES = frozenset({"NPU120"})
@@ -266,12 +268,16 @@ class ResultCache:
 
 
 def _dependencies(path: str, data: bytes) -> list[list[str]]:
-    """[path, content hash] of the project modules whose names reach this file through star
-    imports (fastai's `from .torch_imports import *`): its findings change when they do."""
-    if b"import" not in data or b"*" not in data:
+    """[path, content hash] of the project files its findings read: the modules whose names reach
+    this file through star imports (fastai's `from .torch_imports import *`), and the setup.py
+    that builds a CUDA extension it names. Its findings change when they do."""
+    if b"import" not in data:
         return []
+    dependencies = [setup_py] if (setup_py := setup_py_read_for(path, data)) else []
+    if b"*" in data:
+        dependencies += star_dependencies(path)
     entries = []
-    for dependency in star_dependencies(path):
+    for dependency in dependencies:
         try:
             entries.append([dependency, content_hash(Path(dependency).read_bytes())])
         except OSError:
