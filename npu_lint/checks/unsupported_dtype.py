@@ -16,7 +16,7 @@ from astroid import nodes
 
 from npu_lint.analysis.call_owners import add_related, drop, report_about
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.cpu_device import in_cpu_call
+from npu_lint.analysis.cpu_device import in_cpu_call, made_on_cpu
 from npu_lint.analysis.names import keyword, qualified_name, single_value
 from npu_lint.checks.base import Check
 from npu_lint.checks.operator_calls import (
@@ -194,6 +194,8 @@ class DtypeUnsupportedByOperator(Check):
                     dtype, expression, source, named = compute, keyword(node, "dtype"), _keyword(node, "dtype"), "dtype"
             if dtype is None or not facts.rejects(self.chip, argument, dtype):
                 continue
+            if named != "dtype" and made_on_cpu(expression, ctx.text):
+                continue  # the float64 tensor is made on the CPU, where this computation stays
             allowed = facts.allowed(self.chip, argument)
             said = report_about(
                 ctx, self.rule, node, about=(source,) if source is not None else (), confidence=found[1], api=api,
