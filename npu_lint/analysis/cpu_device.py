@@ -81,10 +81,11 @@ def in_cpu_call(node: nodes.NodeNG) -> bool:
 
 
 # torch factories that make a new tensor on the default device, the CPU, when given no `device=`
-# (not `torch.tensor`/`torch.as_tensor`, which keep the device of a tensor they are given).
+# (`torch.tensor`/`torch.as_tensor` only of Python values: they keep the device of a tensor).
 _CPU_FACTORIES = frozenset(f"torch.{name}" for name in (
     "linspace", "logspace", "arange", "range", "zeros", "ones", "empty", "full", "eye", "rand", "randn",
     "randint", "randperm", "Tensor", "DoubleTensor"))
+_PYTHON_VALUES = (nodes.Const, nodes.List, nodes.Tuple, nodes.ListComp)
 # Tensor methods whose result stays on their receiver's device.
 _SAME_DEVICE = frozenset({
     "double", "float", "view", "reshape", "contiguous", "clone", "t", "transpose", "permute", "squeeze",
@@ -109,4 +110,9 @@ def made_on_cpu(node: Optional[nodes.NodeNG], module_text: str, depth: int = 0) 
     if isinstance(node.func, nodes.Attribute) and node.func.attrname in _SAME_DEVICE \
             and qualified_name(node.func.expr) is None:
         return made_on_cpu(node.func.expr, module_text, depth + 1)
-    return qualified_name(node.func) in _CPU_FACTORIES and keyword(node, "device") is None
+    if keyword(node, "device") is not None:
+        return False
+    factory = qualified_name(node.func)
+    if factory in ("torch.tensor", "torch.as_tensor"):
+        return bool(node.args) and isinstance(node.args[0], _PYTHON_VALUES)
+    return factory in _CPU_FACTORIES

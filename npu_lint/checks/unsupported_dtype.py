@@ -179,6 +179,8 @@ class DtypeUnsupportedByOperator(Check):
         method = api.startswith(TENSOR)
         if call_on_cpu(node, method):
             return  # `device="cpu"`, `x.cpu()`: the author keeps it off the NPU
+        if made_on_cpu(node, ctx.text):
+            return  # `torch.eye(4, dtype=torch.float64)`: a factory without a device makes it on the CPU
         first = "self" if method else "input"
         compute = dtype_literal(keyword(node, "dtype"))
         arguments = facts.arguments(self.chip) or (first,)
