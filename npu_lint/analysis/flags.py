@@ -34,11 +34,10 @@ def flag_reads(assign: nodes.Assign | nodes.AnnAssign, ctx: ModuleContext) -> li
 
 def _name_reads(target: nodes.AssignName, ctx: ModuleContext) -> list[nodes.NodeNG]:
     scope = target.scope()
-    stores = [other for other in ctx.nodes_of(nodes.AssignName) if other.name == target.name]
+    stores = _by_name(ctx, nodes.AssignName, "name").get(target.name, ())
     if any(other is not target and _binding_scope(other, scope) for other in stores):
         return []
-    return [read for read in ctx.nodes_of(nodes.Name)
-            if read.name == target.name and _binding_scope(read, scope)]
+    return [read for read in _by_name(ctx, nodes.Name, "name").get(target.name, ()) if _binding_scope(read, scope)]
 
 
 def _binding_scope(node: nodes.NodeNG, scope: nodes.NodeNG) -> bool:
@@ -54,12 +53,23 @@ def _self_attribute_reads(target: nodes.AssignAttr, ctx: ModuleContext) -> list[
     owner = _class_of(target)
     if owner is None:
         return []
-    stores = [other for other in ctx.nodes_of(nodes.AssignAttr)
-              if other is not target and other.attrname == target.attrname and _class_of(other) is owner]
-    if stores:
+    stores = _by_name(ctx, nodes.AssignAttr, "attrname").get(target.attrname, ())
+    if any(other is not target and _class_of(other) is owner for other in stores):
         return []
-    return [read for read in ctx.nodes_of(nodes.Attribute)
-            if read.attrname == target.attrname and is_method_self(read.expr) and _class_of(read) is owner]
+    return [read for read in _by_name(ctx, nodes.Attribute, "attrname").get(target.attrname, ())
+            if is_method_self(read.expr) and _class_of(read) is owner]
+
+
+def _by_name(ctx: ModuleContext, kind: type, field: str) -> dict[str, list[nodes.NodeNG]]:
+    """The module's nodes of one kind by their name: built once per module, then a lookup."""
+    key = ("flags", kind)
+    if key not in ctx.scratch:
+        found: dict[str, list[nodes.NodeNG]] = {}
+        for node in ctx.nodes_of(kind):
+            if type(node) is kind:  # not a subclass: AssignAttr is no load of an attribute
+                found.setdefault(getattr(node, field), []).append(node)
+        ctx.scratch[key] = found
+    return ctx.scratch[key]
 
 
 def _class_of(node: nodes.NodeNG) -> nodes.ClassDef | None:
