@@ -220,8 +220,8 @@ def test_messages_name_the_workaround(engine):
 
 @pytest.mark.parametrize("text", [
     "y = F.gelu(x.double())",
-    "y = F.gelu(torch.randn(3, dtype=torch.float64))",
-    "d = torch.randn(3).double()\ny = F.gelu(d)",
+    "y = F.gelu(torch.randn(3, dtype=torch.float64, device=x.device))",
+    "d = torch.randn(3, device=\"npu\").double()\ny = F.gelu(d)",
     "y = F.gelu(torch.cuda.DoubleTensor(3))",
     "y = F.gelu(x.to(torch.float64))",
 ])
@@ -236,6 +236,22 @@ def test_float64_literal_or_inferred(engine, text):
 ])
 def test_float64_not_written_down_is_quiet(engine, text):
     assert _codes(engine, PRELUDE + text + "\n") == []
+
+
+@pytest.mark.parametrize("text", [
+    "y = F.gelu(torch.randn(3, dtype=torch.float64))",
+    "d = torch.randn(3).double()\ny = F.gelu(d)",
+    "d = torch.linspace(-6, 6, 10, dtype=torch.float64)\ny = torch.sigmoid(d[1:])",
+])
+def test_float64_made_on_the_cpu_is_quiet(engine, text):
+    """A torch factory without `device=` makes the tensor on the CPU, and the computation stays
+    there: nothing reaches an NPU kernel."""
+    assert _codes(engine, PRELUDE + text + "\n") == []
+
+
+def test_float64_of_a_factory_is_reported_under_a_default_device(engine):
+    text = "torch.set_default_device('npu')\ny = F.gelu(torch.randn(3, dtype=torch.float64))\n"
+    assert _codes(engine, PRELUDE + text) == ["NPU304"]
 
 
 def test_quantized_and_uint64_dtypes(engine):

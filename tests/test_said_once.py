@@ -153,12 +153,13 @@ def _said(text: str, settings: Settings = Settings()) -> list:
 
 def test_one_call_is_reported_by_the_rule_that_says_most_about_it():
     # torchmetrics' adjusted_mutual_info_score (lgamma), monai's simplelayers (heaviside) and
-    # itk_torch_bridge (eye), torchmetrics' fid (.double()): two rules on one call each.
+    # itk_torch_bridge (eye, here given a device: made on the CPU, it is NPU304's no more),
+    # torchmetrics' fid (.double()): two rules on one call each.
     text = ("import torch\n"
             "def f(a, f):\n"
             "    g = torch.lgamma(a + 1)\n"
             "    u = torch.heaviside(f, a)\n"
-            "    e = torch.eye(3, dtype=torch.float64)\n"
+            "    e = torch.eye(3, dtype=torch.float64, device=a.device)\n"
             "    h = f.float().double()\n"
             "    return g, u, e, h\n")
     said = _said(text, EVERY_RULE)

@@ -78,3 +78,41 @@ def in_cpu_call(node: nodes.NodeNG) -> bool:
     if isinstance(parent.func, nodes.Attribute) and qualified_name(parent.func.expr) is None:
         return explicitly_on_cpu(parent.func.expr)
     return bool(parent.args) and parent.args[0] is not node and explicitly_on_cpu(parent.args[0])
+
+
+# torch factories that make a new tensor on the default device, the CPU, when given no `device=`
+# (`torch.tensor`/`torch.as_tensor` only of Python values: they keep the device of a tensor).
+_CPU_FACTORIES = frozenset(f"torch.{name}" for name in (
+    "linspace", "logspace", "arange", "range", "zeros", "ones", "empty", "full", "eye", "rand", "randn",
+    "randint", "randperm", "Tensor", "DoubleTensor"))
+_PYTHON_VALUES = (nodes.Const, nodes.List, nodes.Tuple, nodes.ListComp)
+# Tensor methods whose result stays on their receiver's device.
+_SAME_DEVICE = frozenset({
+    "double", "float", "view", "reshape", "contiguous", "clone", "t", "transpose", "permute", "squeeze",
+    "unsqueeze", "flatten", "detach", "expand", "repeat", "abs", "neg", "exp", "log", "sqrt", "sum", "mean"})
+# Ways a module moves the default device off the CPU: then a factory's tensor may not be there.
+_DEFAULT_DEVICE_SETTERS = ("set_default_device", "set_default_tensor_type")
+
+
+def made_on_cpu(node: Optional[nodes.NodeNG], module_text: str, depth: int = 0) -> bool:
+    """A tensor that a torch factory makes without a device, so on the CPU, and what method calls
+    compute from it there: `betas = torch.linspace(-6, 6, n, dtype=torch.float64)` (a diffusion
+    schedule, computed once on the host before it becomes a buffer). Not where the module sets a
+    default device."""
+    if node is None or depth > _CPU_DEPTH or any(setter in module_text for setter in _DEFAULT_DEVICE_SETTERS):
+        return False
+    if isinstance(node, nodes.Name):
+        return made_on_cpu(single_value(node), module_text, depth + 1)
+    if isinstance(node, nodes.Subscript):
+        return made_on_cpu(node.value, module_text, depth + 1)
+    if not isinstance(node, nodes.Call):
+        return False
+    if isinstance(node.func, nodes.Attribute) and node.func.attrname in _SAME_DEVICE \
+            and qualified_name(node.func.expr) is None:
+        return made_on_cpu(node.func.expr, module_text, depth + 1)
+    if keyword(node, "device") is not None:
+        return False
+    factory = qualified_name(node.func)
+    if factory in ("torch.tensor", "torch.as_tensor"):
+        return bool(node.args) and isinstance(node.args[0], _PYTHON_VALUES)
+    return factory in _CPU_FACTORIES

@@ -16,6 +16,7 @@ from npu_lint.core.findings import Edit, Position
 from npu_lint.knowledge.device_api import device_api, device_type_call, takes_device_type_first
 
 _OPEN_PAREN = re.compile(r"\s*\(")
+_LINE_REST_EMPTY = re.compile(r"\s*(#.*)?$")
 NPU_DEVICE_TYPE = '"npu"'
 
 
@@ -54,7 +55,11 @@ def insert_first_argument(ctx: ModuleContext, call: nodes.Call, text: str) -> Ed
     if not opening:
         return None
     where = Position(func_end.line, opening.end())
-    return Edit(where, where, text + (", " if call.args or call.keywords else ""))
+    if not (call.args or call.keywords):
+        return Edit(where, where, text)
+    # `autocast(` with its arguments on the next lines: a space there would trail the line
+    separator = "," if _LINE_REST_EMPTY.match(line, opening.end()) else ", "
+    return Edit(where, where, text + separator)
 
 
 def called(node: nodes.NodeNG) -> nodes.Call | None:

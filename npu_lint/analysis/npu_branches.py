@@ -21,7 +21,8 @@ take is not reported. A path is off the NPU when
 - an earlier statement of the same block leaves on the NPU
   (`if is_npu_available(): return "npu"`, also when every branch inside it leaves);
 - it follows an NPU test that ends an `or` (or a "not NPU" test that ends an `and`);
-- it is listed beside the NPU: `device in ("cuda", "npu")`, `{"cuda": ..., "npu": ...}`;
+- it is listed beside the NPU: `device in ("cuda", "npu")`, `{"cuda": ..., "npu": ...}`, also
+  across a `+` of lists and comprehensions (`["cuda"] + [f"npu:{i}" for i in ids]`);
 - it is the test or body of an `if` that asks whether CUDA is available (or whether the device
   is CUDA: `if "cuda" in str(device):`), next to an `if` that asks for the NPU and does the
   NPU's part (`if is_torch_cuda_available(): ...` then
@@ -56,6 +57,8 @@ _COMPOUND = (nodes.If, nodes.For, nodes.While, nodes.With, nodes.Try, nodes.Func
 _SHORT_BRANCH = 3
 _DEVICE_WORDS = frozenset({"cuda", "gpu", "gpus", "device", "devices", "accelerator", "cudnn"})
 _CUDA_STRING = re.compile(r"cuda(:|$)", re.IGNORECASE)
+_DISPLAYS = (nodes.Tuple, nodes.List, nodes.Set)
+_COMPREHENSIONS = (nodes.ListComp, nodes.SetComp, nodes.GeneratorExp)
 _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 
 
@@ -99,14 +102,39 @@ def _beside_npu(node: nodes.NodeNG) -> bool:
     """An element of a literal that also holds the NPU: `device in ("cuda", "npu")`,
     `{"cuda": torch.cuda, "npu": torch.npu}[kind]` list the devices a project supports."""
     parent = node.parent
-    if isinstance(parent, (nodes.Tuple, nodes.List, nodes.Set)):
-        siblings = [elt for elt in parent.elts if elt is not node]
+    if isinstance(parent, _DISPLAYS) or (isinstance(parent, _COMPREHENSIONS) and parent.elt is node):
+        siblings = [elt for part in _joined_parts(parent) for elt in _members(part) if elt is not node]
     elif isinstance(parent, nodes.Dict):
         siblings = [part for key, value in parent.items if node is not key and node is not value
                     for part in (key, value)]
     else:
         return False
     return any(names_npu(sibling) for sibling in siblings)
+
+
+def _joined_parts(collection: nodes.NodeNG) -> list[nodes.NodeNG]:
+    """The collections that `+` (`|` for sets) joins with `collection` into one:
+    `["cuda", "cpu"] + [f"cuda:{i}" for i in ids] + [f"npu:{i}" for i in ids]` (lm-eval's
+    models/huggingface.py lists the devices it accepts so)."""
+    top = collection
+    while isinstance(top.parent, nodes.BinOp) and top.parent.op in ("+", "|"):
+        top = top.parent
+    parts, stack = [], [top]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, nodes.BinOp) and current.op in ("+", "|"):
+            stack.extend((current.left, current.right))
+        else:
+            parts.append(current)
+    return parts
+
+
+def _members(collection: nodes.NodeNG) -> list[nodes.NodeNG]:
+    if isinstance(collection, _DISPLAYS):
+        return list(collection.elts)
+    if isinstance(collection, _COMPREHENSIONS):
+        return [collection.elt]
+    return []
 
 
 def _in_chain(branching: nodes.If | nodes.IfExp, child: nodes.NodeNG) -> Optional[bool]:

@@ -20,6 +20,7 @@ from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import argument_of_library_call, guards_cuda_library
 from npu_lint.analysis.cuda_objects import object_uses
+from npu_lint.analysis.flags import flag_reads
 from npu_lint.analysis.guards import guarded_by_hasattr
 from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top, statements_after
 from npu_lint.analysis.result_fields import fields_read
@@ -145,7 +146,7 @@ class TorchCudaApi(Check):
 def _guards_unfixed_use(use: _CudaUse, ctx: ModuleContext, release: str) -> str | None:
     """The first torch.cuda name that the test `use` is part of keeps off non-CUDA devices and
     that gets no fix of its own (no NPU name, a stand-in, no edit), else None."""
-    for guarded in _guarded_by(use.node):
+    for guarded in _guarded_by(use.node, ctx):
         for node in guarded.nodes_of_class((*ATTRIBUTE_NODES, nodes.Name)):
             other = _expression_use(node, ctx, release)
             if other is None or guarded_by_hasattr(other.node, other.qname):
@@ -183,15 +184,20 @@ def _stand_in(use: _CudaUse, ctx: ModuleContext) -> str:
     return fields[read[0]] if read else ""
 
 
-def _guarded_by(node) -> list:
+def _guarded_by(node, ctx: ModuleContext, positive: bool = True, through_flags: bool = True) -> list:
     """What runs only when the test `node` is part of comes out true: the later operands of an
     `and` (of an `or` under `not`), the body of the `if`, `while` or conditional expression it
-    decides (the `else`, and what follows an `if not ...: return`, under `not`)."""
+    decides (the `else`, and what follows an `if not ...: return`, under `not`); for a test stored
+    in a flag (`self.use_flash = torch.cuda.is_available() and ...`), what the tests of the flag
+    decide. `positive` False: what runs when `node` comes out false."""
     expression = node.parent if isinstance(node.parent, nodes.Call) and node.parent.func is node else node
-    positive = True  # `expression` true means the test came out true; False: `expression` false does
     guarded = []
     while True:
         parent = expression.parent
+        if isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and parent.value is expression and through_flags:
+            for read in flag_reads(parent, ctx):
+                guarded.extend(_guarded_by(read, ctx, positive, through_flags=False))
+            return guarded
         if isinstance(parent, nodes.UnaryOp) and parent.op == "not":
             positive = not positive
         elif isinstance(parent, nodes.BoolOp) and parent.op == ("and" if positive else "or"):
@@ -285,7 +291,7 @@ def _no_safer_than_guarded_devices(ctx: ModuleContext, reported: list) -> None:
     for use, finding in reported:
         if finding.fix is None or not finding.fix.edits or finding.fix.applicability is Applicability.DISPLAY_ONLY:
             continue
-        spans = [(ctx.start(part), ctx.end(part)) for part in _guarded_by(use.node)]
+        spans = [(ctx.start(part), ctx.end(part)) for part in _guarded_by(use.node, ctx)]
         applicability = finding.fix.applicability
         for other in ctx.findings:
             if other.code in _DEVICE_CHOICE_RULES and any(s <= other.start and other.end <= e for s, e in spans):

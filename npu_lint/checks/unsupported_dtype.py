@@ -16,7 +16,7 @@ from astroid import nodes
 
 from npu_lint.analysis.call_owners import add_related, drop, report_about
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.cpu_device import in_cpu_call
+from npu_lint.analysis.cpu_device import in_cpu_call, made_on_cpu
 from npu_lint.analysis.names import keyword, qualified_name, single_value
 from npu_lint.checks.base import Check
 from npu_lint.checks.operator_calls import (
@@ -179,6 +179,8 @@ class DtypeUnsupportedByOperator(Check):
         method = api.startswith(TENSOR)
         if call_on_cpu(node, method):
             return  # `device="cpu"`, `x.cpu()`: the author keeps it off the NPU
+        if made_on_cpu(node, ctx.text):
+            return  # `torch.eye(4, dtype=torch.float64)`: a factory without a device makes it on the CPU
         first = "self" if method else "input"
         compute = dtype_literal(keyword(node, "dtype"))
         arguments = facts.arguments(self.chip) or (first,)
@@ -194,6 +196,8 @@ class DtypeUnsupportedByOperator(Check):
                     dtype, expression, source, named = compute, keyword(node, "dtype"), _keyword(node, "dtype"), "dtype"
             if dtype is None or not facts.rejects(self.chip, argument, dtype):
                 continue
+            if named != "dtype" and made_on_cpu(expression, ctx.text):
+                continue  # the float64 tensor is made on the CPU, where this computation stays
             allowed = facts.allowed(self.chip, argument)
             said = report_about(
                 ctx, self.rule, node, about=(source,) if source is not None else (), confidence=found[1], api=api,

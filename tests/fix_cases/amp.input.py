@@ -10,3 +10,11 @@ with torch.cuda.amp.autocast():
     pass
 with torch.autocast("cuda", dtype=torch.bfloat16):
     pass
+# arguments on the next lines, as black writes a long call (open_flamingo's train_utils.py):
+# the device type goes after the parenthesis with no space left at the line's end
+ctx = torch.cuda.amp.autocast(
+    dtype=torch.bfloat16, cache_enabled=True
+)
+ctx = torch.cuda.amp.autocast(  # bfloat16 for stability
+    dtype=torch.bfloat16
+)

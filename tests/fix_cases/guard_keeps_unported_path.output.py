@@ -25,3 +25,38 @@ def capability():
 if torch.npu.is_available():
     torch.npu.synchronize()
 bf16 = torch.npu.is_available() and torch.npu.is_bf16_supported()
+
+
+# A test stored in a flag guards what the tests of the flag decide (stable-audio-tools'
+# models/blocks.py: on the NPU the flag kept the compute-capability query off).
+class Attend(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.use_flash = torch.cuda.is_available() and torch.__version__ >= "2.0.0"
+        if not self.use_flash:
+            return
+        props = torch.cuda.get_device_properties(0)
+        self.config = (props.major == 8, False, False)
+
+
+def report():
+    use_cuda = torch.cuda.is_available()
+    if use_cuda:
+        print(torch.cuda.get_device_capability())
+
+
+# The flag guards only names with NPU fixes, or is not what the later test reads: renamed.
+class Cache:
+    def __init__(self):
+        self.on_gpu = torch.npu.is_available()
+
+    def clear(self):
+        if self.on_gpu:
+            torch.npu.empty_cache()
+
+
+def reassigned(force):
+    ready = torch.npu.is_available()
+    ready = force
+    if ready:
+        print(torch.cuda.get_device_capability())
