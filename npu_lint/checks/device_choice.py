@@ -3,6 +3,7 @@
     "cuda" if torch.cuda.is_available() else "cpu"     a torch.cuda test (checks/torch_cuda_api.py)
     "nccl" if dist.is_nccl_available() else "gloo"     a symbol rule's test (NPU203 over NPU201)
     "nccl" if device == "cuda" else "gloo"             a device comparison (NPU111 over NPU204)
+    torch.device("cuda", torch.cuda.current_device())  the device a torch.cuda call indexes
 
 The picked name's finding becomes part of the test's: its edit joins the test's fix, which is then
 no safer than the least safe of them (renamed alone, the test would pick NCCL on the NPU, where the
@@ -16,6 +17,7 @@ from typing import Iterable
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import qualified_name
 from npu_lint.core.findings import Applicability, Finding, Fix, Related
 
 # The device-string rules (rules/device-strings.yaml) and the backend strings (rules/distributed.yaml)
@@ -35,6 +37,11 @@ def device_parts(node: nodes.NodeNG) -> list:
         node = call
     if isinstance(node.parent, nodes.FormattedValue) and isinstance(node.parent.parent, nodes.JoinedStr):
         return [node.parent.parent]  # f"cuda:{torch.cuda.current_device()}": the string it builds
+    argument = node.parent if isinstance(node.parent, nodes.Keyword) else node
+    device = argument.parent
+    if isinstance(device, nodes.Call) and argument is not device.func and qualified_name(device.func) == "torch.device":
+        # torch.device("cuda", torch.cuda.current_device()): the device type it indexes
+        return [part for part in device.args if part is not node]
     # `positive`: `node` true means CUDA is there (False: `node` false does). An `and` is true only
     # where its operand is, an `or` false only where its operand is: either way the choice below
     # still follows this test (`"cuda" if torch.cuda.is_available() and not args.no_cuda else "cpu"`).
