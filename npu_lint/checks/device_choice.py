@@ -4,6 +4,7 @@
     "nccl" if dist.is_nccl_available() else "gloo"     a symbol rule's test (NPU203 over NPU201)
     "nccl" if device == "cuda" else "gloo"             a device comparison (NPU111 over NPU204)
     torch.device("cuda", torch.cuda.current_device())  the device a torch.cuda call indexes
+    device == "cuda" and not torch.cuda.is_available() the device a torch.cuda test is asked beside
 
 The picked name's finding becomes part of the test's: its edit joins the test's fix, which is then
 no safer than the least safe of them (renamed alone, the test would pick NCCL on the NPU, where the
@@ -28,7 +29,29 @@ DEVICE_STRING_RULES = frozenset({"NPU110", "NPU111", "NPU201", "NPU204"})
 def device_parts(node: nodes.NodeNG) -> list:
     """The arguments of the call `node` names, or the branch of the conditional expression whose
     test it is (`"cuda" if torch.cuda.is_available() else "cpu"`, `"nccl" if device == "cuda" else
-    "gloo"`)."""
+    "gloo"`), or for a torch.cuda test the device strings compared beside it."""
+    beside = [] if isinstance(node, nodes.Const) else _compared_beside(node)
+    return _taken_or_picked(node) + beside
+
+
+def _compared_beside(node: nodes.NodeNG) -> list:
+    """`device == "cuda" and not torch.cuda.is_available()` (a test's skip): the strings compared
+    in the same `and`/`or`. Renamed alone, the test would no longer skip "cuda" on the NPU, where
+    "cuda" then fails."""
+    strings = []
+    while isinstance(node.parent, (nodes.BoolOp, nodes.UnaryOp, nodes.Compare, nodes.Call)) and not (
+            isinstance(node.parent, nodes.Call) and node.parent.func is not node):
+        parent = node.parent
+        if isinstance(parent, nodes.BoolOp):
+            for value in parent.values:
+                if value is not node and isinstance(value, nodes.Compare):
+                    strings.extend(operand for operand in (value.left, *(o for _op, o in value.ops))
+                                   if isinstance(operand, nodes.Const) and isinstance(operand.value, str))
+        node = parent
+    return strings
+
+
+def _taken_or_picked(node: nodes.NodeNG) -> list:
     call = node.parent
     if isinstance(call, nodes.Call) and call.func is node:
         parts = [*call.args, *(k.value for k in call.keywords or ())]
