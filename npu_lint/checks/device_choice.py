@@ -29,15 +29,16 @@ DEVICE_STRING_RULES = frozenset({"NPU110", "NPU111", "NPU201", "NPU204"})
 def device_parts(node: nodes.NodeNG) -> list:
     """The arguments of the call `node` names, or the branch of the conditional expression whose
     test it is (`"cuda" if torch.cuda.is_available() else "cpu"`, `"nccl" if device == "cuda" else
-    "gloo"`), or for a torch.cuda test the device strings compared beside it."""
+    "gloo"`), or for a test that is no string (`torch.cuda.is_available()`,
+    `dist.is_nccl_available()`) the device and backend strings compared beside it."""
     beside = [] if isinstance(node, nodes.Const) else _compared_beside(node)
     return _taken_or_picked(node) + beside
 
 
 def _compared_beside(node: nodes.NodeNG) -> list:
-    """`device == "cuda" and not torch.cuda.is_available()` (a test's skip): the strings compared
-    in the same `and`/`or`. Renamed alone, the test would no longer skip "cuda" on the NPU, where
-    "cuda" then fails."""
+    """`device == "cuda" and not torch.cuda.is_available()` (a test's skip), `dist.is_nccl_available()
+    and backend == "nccl"`: the strings compared in the same `and`/`or`. Renamed alone, the test
+    would no longer skip "cuda" on the NPU, where "cuda" then fails."""
     strings = []
     while isinstance(node.parent, (nodes.BoolOp, nodes.UnaryOp, nodes.Compare, nodes.Call)) and not (
             isinstance(node.parent, nodes.Call) and node.parent.func is not node):
