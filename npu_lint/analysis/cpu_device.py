@@ -94,22 +94,26 @@ _SAME_DEVICE = frozenset({
 _DEFAULT_DEVICE_SETTERS = ("set_default_device", "set_default_tensor_type")
 
 
-def made_on_cpu(node: Optional[nodes.NodeNG], module_text: str, depth: int = 0) -> bool:
+def made_on_cpu(node: Optional[nodes.NodeNG], module_text: str) -> bool:
     """A tensor that a torch factory makes without a device, so on the CPU, and what method calls
     compute from it there: `betas = torch.linspace(-6, 6, n, dtype=torch.float64)` (a diffusion
     schedule, computed once on the host before it becomes a buffer). Not where the module sets a
     default device."""
-    if node is None or depth > _CPU_DEPTH or any(setter in module_text for setter in _DEFAULT_DEVICE_SETTERS):
+    return not any(setter in module_text for setter in _DEFAULT_DEVICE_SETTERS) and _made_on_cpu(node, 0)
+
+
+def _made_on_cpu(node: Optional[nodes.NodeNG], depth: int) -> bool:
+    if node is None or depth > _CPU_DEPTH:
         return False
     if isinstance(node, nodes.Name):
-        return made_on_cpu(single_value(node), module_text, depth + 1)
+        return _made_on_cpu(single_value(node), depth + 1)
     if isinstance(node, nodes.Subscript):
-        return made_on_cpu(node.value, module_text, depth + 1)
+        return _made_on_cpu(node.value, depth + 1)
     if not isinstance(node, nodes.Call):
         return False
     if isinstance(node.func, nodes.Attribute) and node.func.attrname in _SAME_DEVICE \
             and qualified_name(node.func.expr) is None:
-        return made_on_cpu(node.func.expr, module_text, depth + 1)
+        return _made_on_cpu(node.func.expr, depth + 1)
     if keyword(node, "device") is not None:
         return False
     factory = qualified_name(node.func)

@@ -77,7 +77,7 @@ def guards_cuda_library(node: nodes.NodeNG) -> bool:
 def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
     """What CUDA-only code the test around `node` keeps off other devices (`cupy.asarray`, the
     module's Triton kernel `fused_rope`, the CUDA build `deform_conv_ext`), or None."""
-    test, siblings = _test_expression(node)
+    test, siblings = test_expression(node)
     if test is node and isinstance(node, (nodes.Const, nodes.JoinedStr)):
         return None  # a string that is not compared is no test
     for sibling in siblings:
@@ -184,7 +184,7 @@ def _cudnn_setting(node: nodes.Attribute) -> bool:
     return qname in ("torch.backends.cudnn.enabled", "torch.backends.cudnn.is_available")
 
 
-def _test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeNG]]:
+def test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeNG]]:
     """The whole test around `node`, and the other operands of the `and`/`or` it is part of."""
     siblings: list[nodes.NodeNG] = []
     while True:
@@ -205,7 +205,7 @@ def _test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeN
 def _guarded(test: nodes.NodeNG) -> str | None:
     """What the code `test` decides about runs on CUDA only: a CUDA-only library it names, the
     project's CUDA implementation picked over its CPU counterpart, a CUDA build it is handed to."""
-    test, siblings = _test_expression(test)
+    test, siblings = test_expression(test)
     for part in siblings + list(_decided_by(test)):
         found = _library_named(part)
         if found:

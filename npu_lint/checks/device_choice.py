@@ -18,6 +18,7 @@ from typing import Iterable
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.cuda_library_guards import test_expression
 from npu_lint.analysis.names import qualified_name
 from npu_lint.core.findings import Applicability, Finding, Fix, Related
 
@@ -39,17 +40,10 @@ def _compared_beside(node: nodes.NodeNG) -> list:
     """`device == "cuda" and not torch.cuda.is_available()` (a test's skip), `dist.is_nccl_available()
     and backend == "nccl"`: the strings compared in the same `and`/`or`. Renamed alone, the test
     would no longer skip "cuda" on the NPU, where "cuda" then fails."""
-    strings = []
-    while isinstance(node.parent, (nodes.BoolOp, nodes.UnaryOp, nodes.Compare, nodes.Call)) and not (
-            isinstance(node.parent, nodes.Call) and node.parent.func is not node):
-        parent = node.parent
-        if isinstance(parent, nodes.BoolOp):
-            for value in parent.values:
-                if value is not node and isinstance(value, nodes.Compare):
-                    strings.extend(operand for operand in (value.left, *(o for _op, o in value.ops))
-                                   if isinstance(operand, nodes.Const) and isinstance(operand.value, str))
-        node = parent
-    return strings
+    _test, siblings = test_expression(node)
+    return [operand for sibling in siblings if isinstance(sibling, nodes.Compare)
+            for operand in (sibling.left, *(other for _op, other in sibling.ops))
+            if isinstance(operand, nodes.Const) and isinstance(operand.value, str)]
 
 
 def _taken_or_picked(node: nodes.NodeNG) -> list:
