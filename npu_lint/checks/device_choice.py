@@ -5,6 +5,7 @@
     "nccl" if device == "cuda" else "gloo"             a device comparison (NPU111 over NPU204)
     torch.device("cuda", torch.cuda.current_device())  the device a torch.cuda call indexes
     device == "cuda" and not torch.cuda.is_available() the device a torch.cuda test is asked beside
+    {"cuda": torch.cuda.empty_cache, "xpu": ...}      the device a dispatch table's entry is for
 
 The picked name's finding becomes part of the test's: its edit joins the test's fix, which is then
 no safer than the least safe of them (renamed alone, the test would pick NCCL on the NPU, where the
@@ -55,6 +56,9 @@ def _taken_or_picked(node: nodes.NodeNG) -> list:
         node = call
     if isinstance(node.parent, nodes.FormattedValue) and isinstance(node.parent.parent, nodes.JoinedStr):
         return [node.parent.parent]  # f"cuda:{torch.cuda.current_device()}": the string it builds
+    key = _dispatch_key(node)
+    if key is not None:
+        return [key]
     argument = node.parent if isinstance(node.parent, nodes.Keyword) else node
     device = argument.parent
     if isinstance(device, nodes.Call) and argument is not device.func and qualified_name(device.func) == "torch.device":
@@ -79,6 +83,19 @@ def _taken_or_picked(node: nodes.NodeNG) -> list:
     if isinstance(choice, nodes.IfExp) and choice.test is node:
         return [choice.body if positive else choice.orelse]
     return []
+
+
+def _dispatch_key(value: nodes.NodeNG) -> nodes.Const | None:
+    """`{"cuda": torch.cuda.empty_cache, "xpu": torch.xpu.empty_cache}` (the backend tables of
+    transformers', diffusers' and verl's testing and checkpoint code): the string key of the entry
+    `value` is. The program looks the entry up by its device type, so renamed alone, the NPU's
+    "npu" would find no entry, or "cuda" would find the NPU's function."""
+    table = value.parent
+    if isinstance(table, nodes.Dict):
+        for key, item in table.items:
+            if item is value and isinstance(key, nodes.Const) and isinstance(key.value, str):
+                return key
+    return None
 
 
 def fold_device_strings(ctx: ModuleContext, reported: Iterable[tuple[nodes.NodeNG, Finding]]) -> None:
