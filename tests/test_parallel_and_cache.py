@@ -351,3 +351,22 @@ def test_a_setup_py_that_stops_building_a_cuda_extension_misses_the_cache(tmp_pa
                      "CppExtension(name='pkg.blur_ext', sources=['blur.cpp'])\n")
     code, out = counted(str(module))
     assert counted.linted == ["blur.py"] and "NPU413" not in out
+
+
+def test_a_module_whose_decorator_stops_compiling_a_kernel_misses_the_cache(tmp_path, counted):
+    # trl's chunked_divergence.py compiles its kernels with `_jit` from chunked_logprob.py: its
+    # findings change when that decorator does, though its own bytes do not.
+    package = tmp_path / "tree" / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    helpers = package / "helpers.py"
+    helpers.write_text("import triton\n\ndef _jit(fn):\n    return triton.jit(fn)\n")
+    module = package / "kernels.py"
+    module.write_text("import triton.language as tl\nfrom .helpers import _jit\n\n"
+                      "@_jit\ndef kernel(x_ptr):\n    tl.store(x_ptr, tl.load(x_ptr))\n")
+    code, out = counted(str(module))
+    assert "NPU402" not in out and "NPU403" not in out
+    assert counted(str(module)) == (code, out) and counted.linted == []
+    helpers.write_text("def _jit(fn):\n    return fn\n")
+    code, out = counted(str(module))
+    assert counted.linted == ["kernels.py"] and "NPU403" in out

@@ -24,6 +24,7 @@ from astroid import nodes
 
 from npu_lint.analysis.cuda_builds import (built_module_names, cuda_build_argument, imports_cuda_build,
                                           prebuilt_extension_names)
+from npu_lint.analysis.kernel_wrappers import applied_decorator
 from npu_lint.analysis.names import qualified_name
 from npu_lint.knowledge.library_advice import table
 
@@ -104,10 +105,11 @@ def _module_definitions(module: nodes.Module) -> Iterator[nodes.NodeNG]:
 
 
 def _decorated_by_library(function: nodes.FunctionDef) -> bool:
-    """`@triton.jit`, `@triton.autotune(...)`, `@helion.kernel(...)`, `@cuda.jit` (numba)."""
+    """`@triton.jit`, `@triton.autotune(...)`, `@helion.kernel(...)`, `@cuda.jit` (numba), and a
+    decorator of the project's own that applies one (trl's `@_jit`: analysis/kernel_wrappers.py)."""
     for decorator in function.decorators.nodes if function.decorators else ():
         target = decorator.func if isinstance(decorator, nodes.Call) else decorator
-        qname = qualified_name(target)
+        qname = qualified_name(target) or applied_decorator(target)
         if qname is not None and table().library_of(qname) is not None:
             return True
     return False

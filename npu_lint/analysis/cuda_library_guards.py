@@ -197,6 +197,9 @@ def test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeNG
                 return node, siblings
         elif isinstance(parent, nodes.Call) and parent.func is node:
             pass  # torch.cuda.is_available -> torch.cuda.is_available()
+        elif isinstance(parent, (nodes.Tuple, nodes.List, nodes.Set)) and isinstance(parent.parent, nodes.Compare) \
+                and parent is not parent.parent.left:
+            pass  # device.type in ("cuda", "xpu"): the devices the comparison asks for
         elif not (isinstance(parent, nodes.Compare) or (isinstance(parent, nodes.UnaryOp) and parent.op == "not")):
             return node, siblings
         node = parent

@@ -70,7 +70,7 @@ def _through(folder: str, stars, name: str, depth: int, seen: set) -> object:
     if depth > MAX_DEPTH:
         return None
     for star in reversed(stars):  # the last star import that binds the name wins
-        path = _module_file(folder, star)
+        path = project_module_file(folder, star)
         if path is None or path in seen:
             continue
         found = _provided(path, name, depth, seen | {path})
@@ -80,7 +80,7 @@ def _through(folder: str, stars, name: str, depth: int, seen: set) -> object:
 
 
 def _provided(path: str, name: str, depth: int, seen: set) -> object:
-    summary = _summary(path)
+    summary = module_summary(path)
     if summary is None:
         return None
     if summary.all_unreadable:
@@ -95,7 +95,7 @@ def _provided(path: str, name: str, depth: int, seen: set) -> object:
     return _through(os.path.dirname(path), summary.stars, name, depth + 1, seen)
 
 
-def _module_file(folder: str, star: StarImport) -> Optional[str]:
+def project_module_file(folder: str, star: StarImport) -> Optional[str]:
     """The project file a star import reads, else None (a library, or nothing found)."""
     parts = star.module.split(".") if star.module else []
     if star.level:
@@ -136,7 +136,8 @@ def _read_summary(path: str) -> Optional[_Summary]:
 _SUMMARIES: FileFacts[Optional[_Summary]] = FileFacts(_read_summary, MAX_CACHED)
 
 
-def _summary(path: str) -> Optional[_Summary]:
+def module_summary(path: str) -> Optional[_Summary]:
+    """The top-level import bindings and star imports of a project file (kept while it is unchanged)."""
     return _SUMMARIES.get(path)
 
 
@@ -225,11 +226,11 @@ def star_dependencies(path: str) -> list[str]:
     pending = [os.path.normpath(path)]
     while pending and len(found) < MAX_CACHED:
         current = pending.pop()
-        summary = _summary(current)
+        summary = module_summary(current)
         if summary is None:
             continue
         for star in summary.stars:
-            target = _module_file(os.path.dirname(current), star)
+            target = project_module_file(os.path.dirname(current), star)
             if target is not None and target not in found and target != os.path.normpath(path):
                 found.add(target)
                 pending.append(target)

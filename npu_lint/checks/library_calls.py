@@ -11,6 +11,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.kernel_wrappers import applied_decorator
 from npu_lint.analysis.library_uses import LibraryUse, library_uses
 from npu_lint.analysis.names import imported_name, qualified_name, registration_key
 from npu_lint.analysis.own_packages import is_own_package
@@ -200,7 +201,7 @@ def _covered(decorators: nodes.Decorators, libraries, use: nodes.NodeNG | None =
         target = decorator.func if isinstance(decorator, nodes.Call) else decorator
         if target is use:
             continue  # the kernel decorator itself is the kernel's finding
-        qname = qualified_name(target)
+        qname = qualified_name(target) or applied_decorator(target)  # trl's `@_jit` applies triton.jit
         advice = libraries.advice_for(qname) if qname else None
         if advice is not None and (advice.covered_by or advice.kernel):
             return True

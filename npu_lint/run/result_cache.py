@@ -37,6 +37,7 @@ from pathlib import Path
 from npu_lint import __version__
 from npu_lint.analysis.npu_siblings import folder_modules_read
 from npu_lint.analysis.project_torch_npu import project_modules_reached
+from npu_lint.analysis.kernel_wrappers import wrapper_modules_read
 from npu_lint.analysis.star_imports import star_dependencies
 from npu_lint.config.cuda_extensions import setup_py_read_for
 from npu_lint.config.project_scripts import is_script_target
@@ -270,12 +271,14 @@ class ResultCache:
 def _dependencies(path: str, data: bytes) -> list[list[str]]:
     """[path, content hash] of the project files its findings read: the modules whose names reach
     this file through star imports (fastai's `from .torch_imports import *`), and the setup.py
-    that builds a CUDA extension it names. Its findings change when they do."""
+    that builds a CUDA extension it names, and the modules whose decorators it may apply (trl's
+    `from .chunked_logprob import _jit`). Its findings change when they do."""
     if b"import" not in data:
         return []
     dependencies = [setup_py] if (setup_py := setup_py_read_for(path, data)) else []
     if b"*" in data:
         dependencies += star_dependencies(path)
+    dependencies += wrapper_modules_read(path, data)
     entries = []
     for dependency in dependencies:
         try:
