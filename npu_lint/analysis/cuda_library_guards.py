@@ -99,6 +99,25 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
         return f"the code that `{test.scope().name}` allows"
     if _returned_test_guards(test):
         return f"the CUDA kernel that `{test.scope().name}` allows"
+    base = library_base(test)
+    if base is not None:
+        return f"`{base}`, which its class extends"
+    return None
+
+
+def library_base(node: nodes.NodeNG) -> str | None:
+    """`class _Linear8bitLt(bnb.nn.Linear8bitLt)` (Lightning's bitsandbytes precision plugin:
+    `if device.type == "cuda": # re-quantize`): a test in a class that extends a CUDA-only
+    library's class decides what the library does. The class is the port (NPU403); "npu" there
+    would hand NPU weights to CUDA kernels. The first such base of an enclosing class, or None."""
+    scope = node.scope()
+    while scope is not None and not isinstance(scope, nodes.Module):
+        if isinstance(scope, nodes.ClassDef):
+            for base in scope.bases:
+                qname = qualified_name(base)
+                if qname is not None and _library(qname):
+                    return qname
+        scope = scope.parent.scope() if scope.parent is not None else None
     return None
 
 

@@ -46,7 +46,7 @@ import re
 from astroid import nodes
 
 from npu_lint.analysis.arguments import tables
-from npu_lint.analysis.cuda_library_guards import guards_cuda_library, registers_cuda_kernel
+from npu_lint.analysis.cuda_library_guards import guards_cuda_library, library_base, registers_cuda_kernel
 from npu_lint.analysis.environment import is_environment, mapping_of_key
 from npu_lint.analysis.names import last_name, qualified_name
 
@@ -59,7 +59,8 @@ _CUDA_KEY = re.compile(r"^(cuda|gpu)(:\d+)?$")
 def not_a_value(node: nodes.NodeNG) -> str | None:
     """Why the string expression `node` is no value ('type', 'enum member', 'attribute name',
     'device name query', 'mapping key', 'path component', 'CUDA-only library guard', "device of a
-    CUDA kernel's registration", 'test label', 'CUDA kernel workaround'), or None when it is one."""
+    CUDA kernel's registration", "device of a CUDA-only library's class", 'test label', 'CUDA kernel
+    workaround'), or None when it is one."""
     if _in_literal_type(node):
         return "type"
     if _enum_member_value(node):
@@ -78,6 +79,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "CUDA-only library guard"
     if registers_cuda_kernel(node):
         return "device of a CUDA kernel's registration"
+    if library_base(node) is not None:
+        return "device of a CUDA-only library's class"  # `device or torch.device("cuda")` in a bnb Linear
     if _test_label(node):
         return "test label"
     if _guards_contiguous_workaround(node):
