@@ -58,9 +58,9 @@ _CUDA_KEY = re.compile(r"^(cuda|gpu)(:\d+)?$")
 
 def not_a_value(node: nodes.NodeNG) -> str | None:
     """Why the string expression `node` is no value ('type', 'enum member', 'attribute name',
-    'device name query', 'mapping key', 'path component', 'CUDA-only library guard', "device of a
-    CUDA kernel's registration", "device of a CUDA-only library's class", 'test label', 'CUDA kernel
-    workaround'), or None when it is one."""
+    'device name query', 'mapping key', 'key of a build for CUDA', 'path component', 'CUDA-only
+    library guard', "device of a CUDA kernel's registration", "device of a CUDA-only library's
+    class", 'test label', 'CUDA kernel workaround'), or None when it is one."""
     if _in_literal_type(node):
         return "type"
     if _enum_member_value(node):
@@ -73,6 +73,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "device name query"
     if _key_of_own_mapping(node):
         return "mapping key"
+    if _key_of_device_build(node):
+        return "key of a build for CUDA"
     if _path_component(node):
         return "path component"
     if guards_cuda_library(node):
@@ -201,6 +203,20 @@ def _key_of_own_mapping(node: nodes.NodeNG) -> bool:
     if mapping is None or is_environment(mapping):
         return False
     return not (isinstance(mapping, nodes.Dict) and _keyed_by_device_type(mapping))
+
+
+def _key_of_device_build(node: nodes.NodeNG) -> bool:
+    """`{"cuda": {Mode.TRAINING: LayerRepository(...)}, "xpu": {...}, "npu": {...}}` (transformers
+    5's hub kernel mappings): in a table per device type, an entry whose value is built for that
+    device (a mapping, a call, a collection) holds CUDA's build. The NPU's entry is missing, not
+    misnamed: renamed, the key would load CUDA's kernel for NPU tensors; without an entry the
+    table's fallback serves the NPU. A plain value (`{"cuda": 1024, "cpu": -1}`) and a torch.cuda
+    API (device_choice: renamed with its key) stay findings."""
+    mapping = node.parent
+    if not isinstance(mapping, nodes.Dict) or not _keyed_by_device_type(mapping):
+        return False
+    value = next((value for key, value in mapping.items if key is node), None)
+    return isinstance(value, (nodes.Dict, nodes.Call, nodes.List, nodes.Tuple, nodes.Set))
 
 
 def _path_component(node: nodes.NodeNG) -> bool:
