@@ -216,6 +216,8 @@ def _key_of_device_build(node: nodes.NodeNG) -> bool:
     if not isinstance(mapping, nodes.Dict) or not _keyed_by_device_type(mapping):
         return False
     value = next((value for key, value in mapping.items if key is node), None)
+    if isinstance(value, nodes.Call) and (qualified_name(value.func) or "").startswith("torch.cuda."):
+        return False  # `{"cuda": torch.cuda.device_count(), "cpu": 0}`: ported with its key
     return isinstance(value, (nodes.Dict, nodes.Call, nodes.List, nodes.Tuple, nodes.Set))
 
 

@@ -101,6 +101,8 @@ def off_npu_path(node: nodes.NodeNG) -> bool:
 def _beside_npu(node: nodes.NodeNG) -> bool:
     """An element of a literal that also holds the NPU: `device in ("cuda", "npu")`,
     `{"cuda": torch.cuda, "npu": torch.npu}[kind]` list the devices a project supports."""
+    if isinstance(node.parent, nodes.Call) and node.parent.func is node:
+        node = node.parent  # `{"cuda": torch.cuda.device_count(), "npu": torch.npu.device_count()}`
     parent = node.parent
     if isinstance(parent, _DISPLAYS) or (isinstance(parent, _COMPREHENSIONS) and parent.elt is node):
         siblings = [elt for part in _joined_parts(parent) for elt in _members(part) if elt is not node]

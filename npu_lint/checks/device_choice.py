@@ -21,7 +21,7 @@ from astroid import nodes
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import test_expression
 from npu_lint.analysis.names import qualified_name
-from npu_lint.core.findings import Applicability, Finding, Fix, Related
+from npu_lint.core.findings import Applicability, Edit, Finding, Fix, Position, Related
 
 # The device-string rules (rules/device-strings.yaml) and the backend strings (rules/distributed.yaml)
 # whose finding is part of the port of the test or call that takes or picks the string.
@@ -119,9 +119,38 @@ def fold_device_strings(ctx: ModuleContext, reported: Iterable[tuple[nodes.NodeN
             merged = absorb(merged, other)
             dropped.add(id(other))
         if merged is not finding:
-            folded[id(finding)] = merged
+            folded[id(finding)] = _entry_beside(ctx, node, merged) or merged
     if folded:
         ctx.findings[:] = [folded.get(id(f), f) for f in ctx.findings if id(f) not in dropped]
+
+
+def _entry_beside(ctx: ModuleContext, node: nodes.NodeNG, finding: Finding) -> Finding | None:
+    """`{"cuda": torch.cuda.empty_cache, "cpu": None}`: the NPU's entry added after CUDA's, as a
+    membership test gets "npu" beside "cuda" (checks/string.py), so the table serves both. None
+    unless `node` is an entry's value and the entry is on one line."""
+    value = node.parent if isinstance(node.parent, nodes.Call) and node.parent.func is node else node
+    key = _dispatch_key(value)
+    if key is None:
+        return None
+    start, end = ctx.start(key), ctx.end(value)
+    inside = [e for e in finding.fix.edits if start <= e.start and e.end <= end]
+    if start.line != end.line or any(e.start.line != start.line or e.end.line != start.line for e in inside):
+        return None
+    entry = ctx.index.segment((start.line, start.column), (end.line, end.column))
+    for edit in sorted(inside, reverse=True):  # from the right, so earlier columns stay put
+        entry = entry[:edit.start.column - start.column] + edit.content + entry[edit.end.column - start.column:]
+    outside = tuple(e for e in finding.fix.edits if e not in inside)  # `import torch_npu`
+    raw = ctx.index.line(start.line)
+    line = raw.rstrip("\r\n")
+    if not line[:start.column].strip() and line[end.column:].strip() == ",":
+        # an entry on a line of its own: the NPU's goes on the next line, indented alike
+        after = Position(end.line, end.column + line[end.column:].index(",") + 1)
+        addition = Edit(after, after, f"{raw[len(line):]}{line[:start.column]}{entry},")
+    else:
+        addition = Edit(end, end, ", " + entry)
+    fix = Fix(finding.fix.applicability, f"Add `{entry}` beside the CUDA entry",
+              tuple(sorted((*outside, addition))))
+    return dataclasses.replace(finding, fix=fix)
 
 
 def absorb(finding: Finding, other: Finding) -> Finding:
