@@ -202,7 +202,7 @@ def _key_of_own_mapping(node: nodes.NodeNG) -> bool:
     mapping = mapping_of_key(node)
     if mapping is None or is_environment(mapping):
         return False
-    return not (isinstance(mapping, nodes.Dict) and _keyed_by_device_type(mapping))
+    return not (isinstance(mapping, nodes.Dict) and keyed_by_device_type(mapping))
 
 
 def _key_of_device_build(node: nodes.NodeNG) -> bool:
@@ -213,7 +213,7 @@ def _key_of_device_build(node: nodes.NodeNG) -> bool:
     table's fallback serves the NPU. A plain value (`{"cuda": 1024, "cpu": -1}`) and a torch.cuda
     API (device_choice: renamed with its key) stay findings."""
     mapping = node.parent
-    if not isinstance(mapping, nodes.Dict) or not _keyed_by_device_type(mapping):
+    if not isinstance(mapping, nodes.Dict) or not keyed_by_device_type(mapping):
         return False
     value = next((value for key, value in mapping.items if key is node), None)
     if isinstance(value, nodes.Call) and (qualified_name(value.func) or "").startswith("torch.cuda."):
@@ -230,7 +230,7 @@ def _path_component(node: nodes.NodeNG) -> bool:
     return False
 
 
-def _keyed_by_device_type(mapping: nodes.Dict) -> bool:
+def keyed_by_device_type(mapping: nodes.Dict) -> bool:
     """`{"cpu": -1, "cuda": 1024, "flash": 1536}[device.type]`: a table per device type, whose keys
     are mostly devices. A record whose keys are mostly other names (`{"enabled": e, "cpu": cpu,
     "cuda": cuda, "with_stack": s}`, torchtune's profiler options) names options: its "cuda" key

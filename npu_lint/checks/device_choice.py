@@ -6,6 +6,7 @@
     torch.device("cuda", torch.cuda.current_device())  the device a torch.cuda call indexes
     device == "cuda" and not torch.cuda.is_available() the device a torch.cuda test is asked beside
     {"cuda": torch.cuda.empty_cache, "xpu": ...}      the device a dispatch table's entry is for
+    {"cuda": "nccl", "cpu": "gloo", "xpu": "xccl"}    the backend a device's entry names
 
 The picked name's finding becomes part of the test's: its edit joins the test's fix, which is then
 no safer than the least safe of them (renamed alone, the test would pick NCCL on the NPU, where the
@@ -21,6 +22,7 @@ from astroid import nodes
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import test_expression
 from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.not_values import keyed_by_device_type
 from npu_lint.core.findings import Applicability, Edit, Finding, Fix, Position, Related
 
 # The device-string rules (rules/device-strings.yaml) and the backend strings (rules/distributed.yaml)
@@ -127,11 +129,43 @@ def fold_device_strings(ctx: ModuleContext, reported: Iterable[tuple[nodes.NodeN
 def _entry_beside(ctx: ModuleContext, node: nodes.NodeNG, finding: Finding) -> Finding | None:
     """`{"cuda": torch.cuda.empty_cache, "cpu": None}`: the NPU's entry added after CUDA's, as a
     membership test gets "npu" beside "cuda" (checks/string.py), so the table serves both. None
-    unless `node` is an entry's value and the entry is on one line."""
+    unless `node` is an entry's value."""
     value = node.parent if isinstance(node.parent, nodes.Call) and node.parent.func is node else node
     key = _dispatch_key(value)
-    if key is None:
-        return None
+    return _added_entry(ctx, key, value, finding) if key is not None else None
+
+
+def fold_table_entries(ctx: ModuleContext, reported: Iterable[tuple[nodes.Const, Finding]]) -> None:
+    """`{"cuda": "nccl", "cpu": "gloo", "xpu": "xccl"}` (transformers 5's and timm 1.0's backend
+    tables), `{"cuda": True, "mps": False}`: in a table per device type, CUDA's key and the device
+    or backend its value names are one port, and the NPU's entry goes beside CUDA's (`"npu":
+    "hccl"`) instead of replacing it (`reported`: each key and its finding)."""
+    present = {id(finding) for finding in ctx.findings}
+    replaced: dict[int, Finding] = {}
+    dropped = set()
+    for key, finding in reported:
+        table = key.parent
+        if id(finding) not in present or finding.fix is None or not finding.fix.edits \
+                or not isinstance(table, nodes.Dict) or not keyed_by_device_type(table):
+            continue
+        value = next((value for item, value in table.items if item is key), None)
+        if value is None:
+            continue
+        merged = finding
+        span = (ctx.start(value), ctx.end(value))
+        for other in ctx.findings:
+            if other.code in DEVICE_STRING_RULES and other is not finding and other.fix is not None \
+                    and other.fix.edits and span[0] <= other.start and other.end <= span[1]:
+                merged = absorb(merged, other)
+                dropped.add(id(other))
+        replaced[id(finding)] = _added_entry(ctx, key, value, merged) or merged
+    if replaced:
+        ctx.findings[:] = [replaced.get(id(f), f) for f in ctx.findings if id(f) not in dropped]
+
+
+def _added_entry(ctx: ModuleContext, key: nodes.NodeNG, value: nodes.NodeNG, finding: Finding) -> Finding | None:
+    """`finding`'s fix rewritten to add the entry `key: value` as its edits inside the entry make
+    it, after the entry; None when the entry spans lines."""
     start, end = ctx.start(key), ctx.end(value)
     inside = [e for e in finding.fix.edits if start <= e.start and e.end <= end]
     if start.line != end.line or any(e.start.line != start.line or e.end.line != start.line for e in inside):

@@ -33,7 +33,7 @@ from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.not_values import literal_members_declaring, not_a_value
 from npu_lint.analysis.transfer import call_is_wrapped, enclosing_call
 from npu_lint.checks.base import Check
-from npu_lint.checks.device_choice import fold_device_strings
+from npu_lint.checks.device_choice import fold_device_strings, fold_table_entries
 from npu_lint.core.findings import Applicability, Edit
 
 
@@ -189,11 +189,16 @@ class StringCheck(Check):
                    agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "")
         if len(ctx.findings) > count and isinstance(node.parent, nodes.Compare):
             ctx.scratch.setdefault(self, []).append((node, ctx.findings[-1]))
+        elif len(ctx.findings) > count and isinstance(node.parent, nodes.Dict) \
+                and any(key is node for key, _value in node.parent.items):
+            ctx.scratch.setdefault((self, "keys"), []).append((node, ctx.findings[-1]))
 
     def leave_module(self, ctx: ModuleContext) -> None:
         if self.settings.strategy == "manual" and self in ctx.scratch:
             # `"nccl" if device == "cuda" else "gloo"`: the backend is part of the device test's port
             fold_device_strings(ctx, ctx.scratch[self])
+        if self.settings.strategy == "manual" and (self, "keys") in ctx.scratch:
+            fold_table_entries(ctx, ctx.scratch[(self, "keys")])  # `{"cuda": "nccl", "cpu": "gloo"}`
 
     def _earlier_in_collection(self, expression: nodes.NodeNG) -> bool:
         collection = expression.parent
