@@ -8,6 +8,8 @@
     if not torch.cuda.is_available():            the test ends the path before the library
         raise ValueError("xformers needs CUDA")
     xformers.ops.memory_efficient_attention(q, k, v)
+    assert torch.cuda.is_available(), "CUDA required for bitsandbytes"   or an assert, whose
+    opt_class = _import_class(name)               message may be what names the library
     if not torch.cuda.is_available():            or before a CUDA kernel built at run time
         raise ImportError("the WKV kernel needs CUDA")
     wkv = load("wkv", sources, extra_cuda_cflags=flags)
@@ -210,11 +212,33 @@ def _guarded(test: nodes.NodeNG) -> str | None:
         found = _library_named(part)
         if found:
             return found
+    found = _exit_message_names_library(test)
+    if found:
+        return found
     if _picks_counterpart(test):
         return "the project's CUDA implementation"
     if _handed_to_cuda_build(test):
         return "the module's CUDA build"
     return None
+
+
+def _exit_message_names_library(test: nodes.NodeNG) -> str | None:
+    """`assert torch.cuda.is_available(), "CUDA required for bitsandbytes optimizers"` (timm's
+    optimizer factory, where the library is then imported from a string), `if not x.is_cuda: raise
+    ValueError("xformers needs CUDA tensors")`: the exit's own message names the library that the
+    path past it runs."""
+    parent = test.parent
+    if isinstance(parent, nodes.Assert) and parent.test is test:
+        message = parent.fail
+    elif isinstance(parent, nodes.If) and parent.test is test and parent.body and isinstance(parent.body[-1], nodes.Raise):
+        message = parent.body[-1].exc
+    else:
+        return None
+    texts = [] if message is None else [node.value for node in _walk(message)
+                                        if isinstance(node, nodes.Const) and isinstance(node.value, str)]
+    words = [identifier_words(text) for text in texts]
+    library = next((library for library in _library_words() for text in words if _contains(text, library)), None)
+    return f"`{'_'.join(library)}`" if library else None
 
 
 def _handed_to_cuda_build(test: nodes.NodeNG) -> bool:
@@ -354,6 +378,8 @@ def _decided_by(test: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
         yield from parent.orelse
         if parent.body and isinstance(parent.body[-1], _EXITS):
             yield from statements_after(parent)  # `if not cuda: raise ...` guards what comes after
+    elif isinstance(parent, nodes.Assert) and parent.test is test:
+        yield from statements_after(parent)  # `assert x.is_cuda` guards what comes after, as a raise
 
 
 def _uses(target: nodes.AssignName) -> Iterator[nodes.Name]:
