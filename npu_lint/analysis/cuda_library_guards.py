@@ -33,6 +33,7 @@
     if torch.cuda.is_available():                 the flags and macro of a CUDA build
         extra_compile_args["nvcc"] += flags
     lsh.fast_hash(q, k, x.is_cuda)                a flag handed to the module's CUDA build
+    "onnxruntime-gpu" if cuda else "onnxruntime"  or a library's CUDA build that pip installs
 
 On the NPU such a test is False and the code takes its other path (numpy, torch), which is what
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
@@ -68,6 +69,8 @@ _REFERENCE_WORDS = frozenset({"ref", "reference", "native", "naive", "torch", "p
 # CUDA sources in (mmcv's parrots build, detectron2-style `define_macros += [("WITH_CUDA", None)]`)
 _CUDA_BUILD_SETTING = re.compile(r"^(nvcc|(\w+_)?WITH_CUDA)$")
 _DEFINITIONS = (nodes.FunctionDef, nodes.ClassDef)
+# The distribution name at the start of a pip requirement (`paddlepaddle-gpu>=3.0.0`)
+_REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?=\s*(\[|[<>=!~;]|$))")
 
 
 def guards_cuda_library(node: nodes.NodeNG) -> bool:
@@ -414,7 +417,15 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             return "a CUDA kernel built at run time"  # (NPU412): `if not cuda: raise` keeps nvcc away
         if isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_BUILD_SETTING.match(node.value):
             return "a CUDA build"  # `extra_compile_args["nvcc"] += [...]`, `("MMCV_WITH_CUDA", None)`
+        if isinstance(node, nodes.Const) and isinstance(node.value, str) and _names_cuda_build(node.value):
+            return f"`{node.value}`"  # `"onnxruntime-gpu" if cuda else "onnxruntime"`: what pip installs
     return None
+
+
+def _names_cuda_build(text: str) -> bool:
+    """`onnxruntime-gpu`, `paddlepaddle-gpu>=3.0.0,<3.3.0`: a requirement of a library's CUDA build."""
+    name = _REQUIREMENT_NAME.match(text)
+    return name is not None and name.group(0).lower() in table().cuda_builds
 
 
 def _walk(tree: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
