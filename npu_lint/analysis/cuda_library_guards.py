@@ -227,21 +227,21 @@ def _guarded(test: nodes.NodeNG) -> str | None:
 
 def _exit_message_names_library(test: nodes.NodeNG) -> str | None:
     """`assert torch.cuda.is_available(), "CUDA required for bitsandbytes optimizers"` (timm's
-    optimizer factory, where the library is then imported from a string), `if not x.is_cuda: raise
-    ValueError("xformers needs CUDA tensors")`: the exit's own message names the library that the
-    path past it runs."""
+    optimizer factory, where the library is then imported from a string): the assert's message
+    names the library that the path past it runs, by its module name (`torch.sparse` is torch's,
+    not torch_sparse). Only an assert's: a raise's message may name a library among other
+    reasons ("AMP or APEX ... only on CUDA devices", where torch's AMP runs on the NPU too)."""
     parent = test.parent
-    if isinstance(parent, nodes.Assert) and parent.test is test:
-        message = parent.fail
-    elif isinstance(parent, nodes.If) and parent.test is test and parent.body and isinstance(parent.body[-1], nodes.Raise):
-        message = parent.body[-1].exc
-    else:
+    if not (isinstance(parent, nodes.Assert) and parent.test is test and parent.fail is not None):
         return None
-    texts = [] if message is None else [node.value for node in _walk(message)
-                                        if isinstance(node, nodes.Const) and isinstance(node.value, str)]
-    words = [identifier_words(text) for text in texts]
-    library = next((library for library in _library_words() for text in words if _contains(text, library)), None)
-    return f"`{'_'.join(library)}`" if library else None
+    texts = [node.value for node in _walk(parent.fail) if isinstance(node, nodes.Const) and isinstance(node.value, str)]
+    return next((f"`{module}`" for module in _message_libraries() for text in texts
+                 if re.search(rf"(?<![\w.]){re.escape(module)}(?![\w])", text, re.IGNORECASE)), None)
+
+
+@functools.lru_cache(maxsize=1)
+def _message_libraries() -> tuple[str, ...]:
+    return tuple(module for module in (*table().libraries, *table().without_npu_kernels) if "." not in module)
 
 
 def _handed_to_cuda_build(test: nodes.NodeNG) -> bool:
