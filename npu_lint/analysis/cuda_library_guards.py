@@ -8,6 +8,8 @@
     if not torch.cuda.is_available():            the test ends the path before the library
         raise ValueError("xformers needs CUDA")
     xformers.ops.memory_efficient_attention(q, k, v)
+    assert torch.cuda.is_available(), "CUDA required for bitsandbytes"   or an assert, whose
+    opt_class = _import_class(name)               message may be what names the library
     if not torch.cuda.is_available():            or before a CUDA kernel built at run time
         raise ImportError("the WKV kernel needs CUDA")
     wkv = load("wkv", sources, extra_cuda_cflags=flags)
@@ -31,6 +33,7 @@
     if torch.cuda.is_available():                 the flags and macro of a CUDA build
         extra_compile_args["nvcc"] += flags
     lsh.fast_hash(q, k, x.is_cuda)                a flag handed to the module's CUDA build
+    "onnxruntime-gpu" if cuda else "onnxruntime"  or a library's CUDA build that pip installs
 
 On the NPU such a test is False and the code takes its other path (numpy, torch), which is what
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
@@ -66,6 +69,8 @@ _REFERENCE_WORDS = frozenset({"ref", "reference", "native", "naive", "torch", "p
 # CUDA sources in (mmcv's parrots build, detectron2-style `define_macros += [("WITH_CUDA", None)]`)
 _CUDA_BUILD_SETTING = re.compile(r"^(nvcc|(\w+_)?WITH_CUDA)$")
 _DEFINITIONS = (nodes.FunctionDef, nodes.ClassDef)
+# The distribution name at the start of a pip requirement (`paddlepaddle-gpu>=3.0.0`)
+_REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?=\s*(\[|[<>=!~;]|$))")
 
 
 def guards_cuda_library(node: nodes.NodeNG) -> bool:
@@ -232,11 +237,33 @@ def _guarded(test: nodes.NodeNG) -> str | None:
         found = _library_named(part)
         if found:
             return found
+    found = _exit_message_names_library(test)
+    if found:
+        return found
     if _picks_counterpart(test):
         return "the project's CUDA implementation"
     if _handed_to_cuda_build(test):
         return "the module's CUDA build"
     return None
+
+
+def _exit_message_names_library(test: nodes.NodeNG) -> str | None:
+    """`assert torch.cuda.is_available(), "CUDA required for bitsandbytes optimizers"` (timm's
+    optimizer factory, where the library is then imported from a string): the assert's message
+    names the library that the path past it runs, by its module name (`torch.sparse` is torch's,
+    not torch_sparse). Only an assert's: a raise's message may name a library among other
+    reasons ("AMP or APEX ... only on CUDA devices", where torch's AMP runs on the NPU too)."""
+    parent = test.parent
+    if not (isinstance(parent, nodes.Assert) and parent.test is test and parent.fail is not None):
+        return None
+    texts = [node.value for node in _walk(parent.fail) if isinstance(node, nodes.Const) and isinstance(node.value, str)]
+    return next((f"`{module}`" for module in _message_libraries() for text in texts
+                 if re.search(rf"(?<![\w.]){re.escape(module)}(?![\w])", text, re.IGNORECASE)), None)
+
+
+@functools.lru_cache(maxsize=1)
+def _message_libraries() -> tuple[str, ...]:
+    return tuple(module for module in (*table().libraries, *table().without_npu_kernels) if "." not in module)
 
 
 def _handed_to_cuda_build(test: nodes.NodeNG) -> bool:
@@ -376,6 +403,8 @@ def _decided_by(test: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
         yield from parent.orelse
         if parent.body and isinstance(parent.body[-1], _EXITS):
             yield from statements_after(parent)  # `if not cuda: raise ...` guards what comes after
+    elif isinstance(parent, nodes.Assert) and parent.test is test:
+        yield from statements_after(parent)  # `assert x.is_cuda` guards what comes after, as a raise
 
 
 def _uses(target: nodes.AssignName) -> Iterator[nodes.Name]:
@@ -410,7 +439,15 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             return "a CUDA kernel built at run time"  # (NPU412): `if not cuda: raise` keeps nvcc away
         if isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_BUILD_SETTING.match(node.value):
             return "a CUDA build"  # `extra_compile_args["nvcc"] += [...]`, `("MMCV_WITH_CUDA", None)`
+        if isinstance(node, nodes.Const) and isinstance(node.value, str) and _names_cuda_build(node.value):
+            return f"`{node.value}`"  # `"onnxruntime-gpu" if cuda else "onnxruntime"`: what pip installs
     return None
+
+
+def _names_cuda_build(text: str) -> bool:
+    """`onnxruntime-gpu`, `paddlepaddle-gpu>=3.0.0,<3.3.0`: a requirement of a library's CUDA build."""
+    name = _REQUIREMENT_NAME.match(text)
+    return name is not None and name.group(0).lower() in table().cuda_builds
 
 
 def _walk(tree: nodes.NodeNG) -> Iterator[nodes.NodeNG]:

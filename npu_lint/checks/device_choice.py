@@ -4,6 +4,7 @@
     "nccl" if dist.is_nccl_available() else "gloo"     a symbol rule's test (NPU203 over NPU201)
     "nccl" if device == "cuda" else "gloo"             a device comparison (NPU111 over NPU204)
     torch.device("cuda", torch.cuda.current_device())  the device a torch.cuda call indexes
+    [f"cuda:{i}" for i in range(torch.cuda.device_count())]  the devices a torch.cuda call counts
     device == "cuda" and not torch.cuda.is_available() the device a torch.cuda test is asked beside
     {"cuda": torch.cuda.empty_cache, "xpu": ...}      the device a dispatch table's entry is for
     {"cuda": "nccl", "cpu": "gloo", "xpu": "xccl"}    the backend a device's entry names
@@ -56,8 +57,12 @@ def _taken_or_picked(node: nodes.NodeNG) -> list:
         if parts:
             return parts
         node = call
-    if isinstance(node.parent, nodes.FormattedValue) and isinstance(node.parent.parent, nodes.JoinedStr):
-        return [node.parent.parent]  # f"cuda:{torch.cuda.current_device()}": the string it builds
+    built = _string_built_around(node)
+    if built is not None:
+        return [built]  # f"cuda:{torch.cuda.current_device()}": the string it builds
+    elements = _elements_per_item(node)
+    if elements:
+        return elements
     key = _dispatch_key(node)
     if key is not None:
         return [key]
@@ -98,6 +103,35 @@ def _dispatch_key(value: nodes.NodeNG) -> nodes.Const | None:
             if item is value and isinstance(key, nodes.Const) and isinstance(key.value, str):
                 return key
     return None
+
+
+def _string_built_around(node: nodes.NodeNG):
+    """The f-string whose placeholder computes from `node`: f"cuda:{torch.cuda.current_device()}",
+    f"cuda:{rank % torch.cuda.device_count()}" (nemo_toolkit)."""
+    value = node
+    while isinstance(value.parent, nodes.BinOp):
+        value = value.parent
+    placeholder = value.parent
+    if isinstance(placeholder, nodes.FormattedValue) and placeholder.value is value \
+            and isinstance(placeholder.parent, nodes.JoinedStr):
+        return placeholder.parent
+    return None
+
+
+def _elements_per_item(node: nodes.NodeNG) -> list:
+    """`[torch.device(f"cuda:{i}") for i in range(torch.cuda.device_count())]` (monai, mmpretrain):
+    what a comprehension builds for each item of the `node` it iterates over, directly or through
+    the call that takes it (`range`). Renamed alone, the NPU's count would index CUDA devices."""
+    iterated = node
+    while isinstance(iterated.parent, nodes.Call) and iterated in iterated.parent.args:
+        iterated = iterated.parent
+    generator = iterated.parent
+    if not (isinstance(generator, nodes.Comprehension) and generator.iter is iterated):
+        return []
+    comprehension = generator.parent
+    if isinstance(comprehension, nodes.DictComp):
+        return [comprehension.key, comprehension.value]
+    return [comprehension.elt]
 
 
 def fold_device_strings(ctx: ModuleContext, reported: Iterable[tuple[nodes.NodeNG, Finding]]) -> None:

@@ -44,6 +44,12 @@ CONVERSIONS = frozenset(TENSOR_PREFIX + name for name in (
     "to", "type", "float", "half", "bfloat16", "double", "cdouble", "int", "long", "short", "bool", "byte",
     "char", "cpu", "cuda", "npu", "numpy", "item", "tolist", "clone", "detach", "contiguous", "copy_",
     "type_as", "element_size", "size", "dim", "numel"))
+# Data loading runs on the host: samplers, datasets and collate functions are Python over what the
+# dataset holds, and WeightedRandomSampler casts its weights to float64 itself (torch 2.8's
+# torch/utils/data/sampler.py: `torch.as_tensor(weights, dtype=torch.double)`), so the dtype the
+# caller writes never reaches an NPU kernel. Ascend's allowlists for them (`weights`仅支持fp32,
+# DataLoader's `dataset`) describe the data that was tested, not a kernel's limit.
+HOST_DATA_LOADING = "torch.utils.data."
 
 
 def dtype_literal(node: Optional[nodes.NodeNG], depth: int = 0) -> Optional[str]:
@@ -158,7 +164,8 @@ class DtypeUnsupportedByOperator(Check):
         chip = chip_of(settings)
         load_api_table(self, settings, lambda data: {
             name: facts for name, facts in data.ascend.items()
-            if (facts.arguments(chip) or facts.denied.get(chip)) and name not in CONVERSIONS})
+            if (facts.arguments(chip) or facts.denied.get(chip)) and name not in CONVERSIONS
+            and not name.startswith(HOST_DATA_LOADING)})
 
     def triggers(self) -> frozenset:
         """One of the words, and a way `dtype_literal` or `tensor_dtype` reads the dtype: a torch

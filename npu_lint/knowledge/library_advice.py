@@ -40,6 +40,7 @@ class LibraryTable:
     # CPU and CUDA kernels, none for the NPU: not reported, but a device test that keeps the
     # NPU off them is no CUDA-only code (analysis/cuda_library_guards.py)
     without_npu_kernels: tuple[str, ...] = ()
+    cuda_builds: frozenset[str] = frozenset()  # pip's names of libraries' CUDA builds (onnxruntime-gpu)
 
     def guarded_library_of(self, qname: str) -> str | None:
         """The CUDA-only library, or the library without NPU kernels, that qname belongs to."""
@@ -95,7 +96,8 @@ def parse_table(text: str, file: str = LIBRARIES_FILE) -> LibraryTable:
             entry = symbols[str(key)]
             if not (entry.advice or entry.covered_by or entry.runs_on_npu):
                 raise KeyError(f"{key}: needs advice, covered_by or runs_on_npu")
-        table = LibraryTable(libraries, symbols, tuple(map(str, data.get("without_npu_kernels", ()))))
+        table = LibraryTable(libraries, symbols, tuple(map(str, data.get("without_npu_kernels", ()))),
+                             frozenset(map(str, data.get("cuda_builds", ()))))
         for key in symbols:
             if table.library_of(key) is None:
                 raise KeyError(f"{key}: not under a listed library")
