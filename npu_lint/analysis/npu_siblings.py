@@ -1,4 +1,4 @@
-"""CUDA classes whose NPU sibling the project already has.
+"""CUDA classes and functions whose NPU sibling the project already has.
 
 Projects that run on several devices put each device behind one interface and pick the
 implementation at run time:
@@ -18,6 +18,18 @@ whose name has an `npu` or `ascend` word shares one of its bases (not a generic 
 `ABC` or `nn.Module`), in the same module or in a module of the same folder. Those modules are
 read with Python's own `ast`, and only when they mention the NPU. `folder_modules_read` tells the
 result cache which modules a file's findings may depend on that way.
+
+Functions and methods come in such families too, one per device beside each other:
+
+    def is_cuda_available(): return torch.cuda.is_available()    # mmengine device/utils.py,
+    def is_npu_available(): return IS_NPU_AVAILABLE              # accelerate, transformers
+    class BaseDataElement:                                        # mmengine structures/
+        def cuda(self): ... v.cuda() ...
+        def npu(self): ... v.npu() ...
+
+A function whose name has a `cuda` or `gpu` word is the CUDA member when the class or module
+that defines it also defines its twin: the same name with `npu` for that word. Rewriting the
+CUDA one would make `is_cuda_available()` answer for the NPU, or `.cuda()` move data to the NPU.
 """
 from __future__ import annotations
 
@@ -37,6 +49,7 @@ _NPU_WORDS = frozenset({"npu", "ascend"})
 _GENERIC_BASES = frozenset({"object", "ABC", "Module", "Enum", "Generic", "Protocol", "Exception",
                             "Function", "NamedTuple", "TypedDict", "Dataset", "TestCase"})
 _ATTRIBUTE = "_npu_sibling_verdict"
+_TWIN_ATTRIBUTE = "_npu_twin_verdict"
 MAX_CACHED = 2048
 # A class statement with bases, read from the bytes (names may be non-ASCII).
 _CLASS_WITH_BASES = re.compile(rb"^[ \t]*class[ \t]+([^\s(:]+)[ \t]*\(", re.MULTILINE)
@@ -50,6 +63,34 @@ def in_class_with_npu_sibling(node: nodes.NodeNG) -> bool:
             return True
         scope = scope.parent
     return False
+
+
+def in_function_with_npu_twin(node: nodes.NodeNG) -> bool:
+    """Does `node` lie inside a function named for CUDA whose NPU twin is defined beside it?"""
+    scope = node.parent
+    while scope is not None:
+        if isinstance(scope, nodes.FunctionDef) and _has_npu_twin(scope):
+            return True
+        scope = scope.parent
+    return False
+
+
+def _has_npu_twin(function: nodes.FunctionDef) -> bool:
+    verdict = getattr(function, _TWIN_ATTRIBUTE, None)
+    if verdict is None:
+        verdict = _twin_defined(function)
+        setattr(function, _TWIN_ATTRIBUTE, verdict)
+    return verdict
+
+
+def _twin_defined(function: nodes.FunctionDef) -> bool:
+    words = identifier_words(function.name)
+    twins = {words[:index] + ("npu",) + words[index + 1:] for index, word in enumerate(words) if word in _CUDA_WORDS}
+    if not twins or function.parent is None:
+        return False
+    definer = function.parent.frame()  # the class or module (or function) whose body defines it
+    return any(identifier_words(name) in twins and any(isinstance(d, nodes.FunctionDef) for d in definitions)
+               for name, definitions in definer.locals.items())
 
 
 def _has_npu_sibling(classdef: nodes.ClassDef) -> bool:
