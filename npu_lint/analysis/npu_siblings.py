@@ -13,7 +13,8 @@ NPU runs its own class. So nothing inside such a class is reported (ModuleContex
 on the transfer_to_npu route: there `torch.cuda.is_available()` says True on the NPU, and a project
 that probes CUDA first (ColossalAI's accelerator order) runs the CUDA class on the NPU.
 
-A class is the CUDA member of such a family when its name has a `cuda` or `gpu` word and a class
+A class is the CUDA member of such a family when its name has a `cuda` or `gpu` word (or names
+another device that is no CPU: `HPU_Accelerator`, `MPS_Accelerator`) and a class
 whose name has an `npu` or `ascend` word shares one of its bases (not a generic one such as
 `ABC` or `nn.Module`), in the same module or in a module of the same folder. Those modules are
 read with Python's own `ast`, and only when they mention the NPU. `folder_modules_read` tells the
@@ -44,6 +45,12 @@ from npu_lint.analysis.names import identifier_words, last_name
 from npu_lint.core.file_facts import FileFacts
 
 _CUDA_WORDS = frozenset({"cuda", "gpu"})
+# The other devices such a family has a member for (DeepSpeed's hpu_, mps_, sdaa_, xpu_ and
+# mlu_accelerator.py beside npu_accelerator.py): their class runs on their device only, so what
+# it says about CUDA is no NPU code either. Not the CPU: CPU classes (offload optimizers, a CPU
+# accelerator used beside the NPU) may run on the NPU host too.
+_OTHER_DEVICE_WORDS = frozenset({"hpu", "habana", "gaudi", "mps", "xpu", "mlu", "musa", "sdaa", "dipu", "tpu", "xla"})
+_FAMILY_WORDS = _CUDA_WORDS | _OTHER_DEVICE_WORDS
 _NPU_WORDS = frozenset({"npu", "ascend"})
 # Bases too common to make two classes implementations of one interface.
 _GENERIC_BASES = frozenset({"object", "ABC", "Module", "Enum", "Generic", "Protocol", "Exception",
@@ -102,7 +109,7 @@ def _has_npu_sibling(classdef: nodes.ClassDef) -> bool:
 
 
 def _judge(classdef: nodes.ClassDef) -> bool:
-    if not _CUDA_WORDS.intersection(identifier_words(classdef.name)):
+    if not _FAMILY_WORDS.intersection(identifier_words(classdef.name)):
         return False
     bases = {name for name in map(last_name, classdef.bases) if name and name not in _GENERIC_BASES}
     if not bases:
@@ -122,7 +129,7 @@ def folder_modules_read(path: str, source: bytes) -> list[str]:
     """The other modules of `path`'s folder that checking `source` may read for NPU siblings:
     all of them when it defines a CUDA-named class with bases, else none."""
     if b"class" not in source or not any(
-            _CUDA_WORDS.intersection(identifier_words(match.group(1).decode("utf-8", "replace")))
+            _FAMILY_WORDS.intersection(identifier_words(match.group(1).decode("utf-8", "replace")))
             for match in _CLASS_WITH_BASES.finditer(source)):
         return []
     return sorted(_modules_beside(path))
