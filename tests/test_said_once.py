@@ -131,16 +131,16 @@ def test_a_triton_kernel_with_stacked_decorators_is_one_finding():
 
 
 def test_uses_of_one_library_in_one_statement_with_the_same_advice_are_one_finding():
-    # ultralytics' exporter and yolov5's export.py: `trt.Logger(trt.Logger.INFO)`; deepspeed's
-    # `grid = lambda META: (triton.cdiv(M, ...) * triton.cdiv(N, ...),)`.
+    # ultralytics' exporter and yolov5's export.py: `trt.Logger(trt.Logger.INFO)`; two timings
+    # of Triton's benchmark helper in one expression.
     text = ("import tensorrt as trt\nimport triton\n"
             "logger = trt.Logger(trt.Logger.INFO)\n"
-            "grid = lambda meta: (triton.cdiv(8, meta) * triton.cdiv(16, meta),)\n"
+            "ratio = lambda f, g: (triton.testing.do_bench(f) / triton.testing.do_bench(g),)\n"
             "other = trt.Builder(logger)\n")
     findings = [f for f in Engine(Settings()).check_text(text).findings if f.code == "NPU403"]
-    assert [(f.start.line, f.start.column) for f in findings] == [(3, 9), (4, 21), (5, 8)]
+    assert [(f.start.line, f.start.column) for f in findings] == [(3, 9), (4, 22), (5, 8)]
     assert [r.start.column for r in findings[0].related] == [20]
-    assert [r.start.column for r in findings[1].related] == [44]
+    assert [r.start.column for r in findings[1].related] == [51]
 
 
 EVERY_RULE = Settings(select=tuple(f"NPU{n}" for n in range(10)) + ("NPU606", "NPU930", "NPU931"))

@@ -6,7 +6,7 @@ import re
 from astroid import nodes
 
 from npu_lint.analysis.npu_branches import may_name_npu, off_npu_path
-from npu_lint.analysis.npu_siblings import in_class_with_npu_sibling
+from npu_lint.analysis.npu_siblings import in_class_with_npu_sibling, in_function_with_npu_twin
 from npu_lint.analysis.torch_npu_import import (
     first_line, imports_torch_npu, imports_torch_npu_in, indentation, insertion_before_edit, insertion_edit,
     leading_imports_end, local_torch_import, module_top_line, torch_npu_placement,
@@ -168,8 +168,9 @@ class ModuleContext:
             self._may_name_npu = may_name_npu(self.text)
         if node is not self.module and self._may_name_npu and off_npu_path(node):
             return  # a branch an NPU machine never takes: the project handles the NPU already
-        if node is not self.module and self.settings.strategy != "auto" and in_class_with_npu_sibling(node):
-            # The NPU runs its own class. Not on the transfer_to_npu route: there
+        if node is not self.module and self.settings.strategy != "auto" and (
+                in_class_with_npu_sibling(node) or in_function_with_npu_twin(node)):
+            # The NPU runs its own class or function. Not on the transfer_to_npu route: there
             # torch.cuda.is_available() says True on the NPU, and a project that probes CUDA
             # first (ColossalAI's accelerator order) picks the CUDA class.
             return

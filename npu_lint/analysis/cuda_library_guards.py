@@ -21,7 +21,9 @@
     loss = loss_gpu if x.is_cuda else loss_cpu    or the project's CUDA code over its CPU twin
     if not x.is_cuda:                            or a Triton/Helion kernel of the module
         return super().forward(x)                (analysis/cuda_kernels.py), also through a
-    return fused_rope(x)                         function that returns the test
+    return fused_rope(x)                         function that returns the test, or one that
+    def assert_supported(x):                     only checks what the kernels take
+        if x.device.type != "cuda": raise RuntimeError("runs CUDA kernels")
     @torch.library.custom_op("ns::op", device_types="cuda")   the device such a kernel is
     def op(x): _kernel[grid](x)                               registered for
     if is_cuda: loss = rnnt.tdt_loss_gpu          or over an error where there is no twin
@@ -104,6 +106,8 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
         return f"the code that `{test.scope().name}` allows"
     if _returned_test_guards(test):
         return f"the CUDA kernel that `{test.scope().name}` allows"
+    if _check_before_kernels(test):
+        return f"the CUDA kernels that `{test.scope().name}` admits inputs to"
     base = library_base(test)
     if base is not None:
         return f"`{base}`, which its class extends"
@@ -156,6 +160,38 @@ def _returned_test_guards(test: nodes.NodeNG) -> bool:
         if name == function.name and _guarded(call) is not None:
             return True
     return False
+
+
+def _check_before_kernels(test: nodes.NodeNG) -> bool:
+    """`def assert_supported(x): ... if x.device.type != "cuda": raise RuntimeError("fused RoPE runs
+    CUDA kernels ...")` (DeepSpeed's ops/triton_ops/*.py): a function made only of checks that raise,
+    in a module with Triton kernels of its own, is what callers run before those kernels. On the
+    NPU it must go on raising, so that they keep their eager path; "npu" there would let NPU
+    tensors into the kernels."""
+    statement = test.parent
+    refuses = (isinstance(statement, nodes.If) and statement.test is test and _raises_only(statement.body)) \
+        or (isinstance(statement, nodes.Assert) and statement.test is test)
+    function = statement.scope() if refuses else None
+    return isinstance(function, nodes.FunctionDef) and _only_checks(function.body) \
+        and bool(kernel_names(function.root()))
+
+
+def _only_checks(statements: list[nodes.NodeNG]) -> bool:
+    """Checks that raise (`if ...: raise`, `assert`), also in loops, with a docstring and the names
+    they read: nothing that computes or calls."""
+    for statement in statements:
+        if isinstance(statement, nodes.If):
+            if not (_raises_only(statement.body) and _only_checks(statement.orelse)):
+                return False
+        elif isinstance(statement, nodes.For):
+            if not (_only_checks(statement.body) and not statement.orelse):
+                return False
+        elif isinstance(statement, nodes.Expr):
+            if not isinstance(statement.value, nodes.Const):
+                return False
+        elif not isinstance(statement, (nodes.Assert, nodes.Assign, nodes.Pass)):
+            return False
+    return True
 
 
 def argument_of_library_call(node: nodes.NodeNG) -> bool:

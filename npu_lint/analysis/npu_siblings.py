@@ -1,4 +1,4 @@
-"""CUDA classes whose NPU sibling the project already has.
+"""CUDA classes and functions whose NPU sibling the project already has.
 
 Projects that run on several devices put each device behind one interface and pick the
 implementation at run time:
@@ -13,11 +13,24 @@ NPU runs its own class. So nothing inside such a class is reported (ModuleContex
 on the transfer_to_npu route: there `torch.cuda.is_available()` says True on the NPU, and a project
 that probes CUDA first (ColossalAI's accelerator order) runs the CUDA class on the NPU.
 
-A class is the CUDA member of such a family when its name has a `cuda` or `gpu` word and a class
+A class is the CUDA member of such a family when its name has a `cuda` or `gpu` word (or names
+another device that is no CPU: `HPU_Accelerator`, `MPS_Accelerator`) and a class
 whose name has an `npu` or `ascend` word shares one of its bases (not a generic one such as
 `ABC` or `nn.Module`), in the same module or in a module of the same folder. Those modules are
 read with Python's own `ast`, and only when they mention the NPU. `folder_modules_read` tells the
 result cache which modules a file's findings may depend on that way.
+
+Functions and methods come in such families too, one per device beside each other:
+
+    def is_cuda_available(): return torch.cuda.is_available()    # mmengine device/utils.py,
+    def is_npu_available(): return IS_NPU_AVAILABLE              # accelerate, transformers
+    class BaseDataElement:                                        # mmengine structures/
+        def cuda(self): ... v.cuda() ...
+        def npu(self): ... v.npu() ...
+
+A function whose name has a `cuda` or `gpu` word is the CUDA member when the class or module
+that defines it also defines its twin: the same name with `npu` for that word. Rewriting the
+CUDA one would make `is_cuda_available()` answer for the NPU, or `.cuda()` move data to the NPU.
 """
 from __future__ import annotations
 
@@ -32,11 +45,18 @@ from npu_lint.analysis.names import identifier_words, last_name
 from npu_lint.core.file_facts import FileFacts
 
 _CUDA_WORDS = frozenset({"cuda", "gpu"})
+# The other devices such a family has a member for (DeepSpeed's hpu_, mps_, sdaa_, xpu_ and
+# mlu_accelerator.py beside npu_accelerator.py): their class runs on their device only, so what
+# it says about CUDA is no NPU code either. Not the CPU: CPU classes (offload optimizers, a CPU
+# accelerator used beside the NPU) may run on the NPU host too.
+_OTHER_DEVICE_WORDS = frozenset({"hpu", "habana", "gaudi", "mps", "xpu", "mlu", "musa", "sdaa", "dipu", "tpu", "xla"})
+_FAMILY_WORDS = _CUDA_WORDS | _OTHER_DEVICE_WORDS
 _NPU_WORDS = frozenset({"npu", "ascend"})
 # Bases too common to make two classes implementations of one interface.
 _GENERIC_BASES = frozenset({"object", "ABC", "Module", "Enum", "Generic", "Protocol", "Exception",
                             "Function", "NamedTuple", "TypedDict", "Dataset", "TestCase"})
 _ATTRIBUTE = "_npu_sibling_verdict"
+_TWIN_ATTRIBUTE = "_npu_twin_verdict"
 MAX_CACHED = 2048
 # A class statement with bases, read from the bytes (names may be non-ASCII).
 _CLASS_WITH_BASES = re.compile(rb"^[ \t]*class[ \t]+([^\s(:]+)[ \t]*\(", re.MULTILINE)
@@ -52,6 +72,34 @@ def in_class_with_npu_sibling(node: nodes.NodeNG) -> bool:
     return False
 
 
+def in_function_with_npu_twin(node: nodes.NodeNG) -> bool:
+    """Does `node` lie inside a function named for CUDA whose NPU twin is defined beside it?"""
+    scope = node.parent
+    while scope is not None:
+        if isinstance(scope, nodes.FunctionDef) and _has_npu_twin(scope):
+            return True
+        scope = scope.parent
+    return False
+
+
+def _has_npu_twin(function: nodes.FunctionDef) -> bool:
+    verdict = getattr(function, _TWIN_ATTRIBUTE, None)
+    if verdict is None:
+        verdict = _twin_defined(function)
+        setattr(function, _TWIN_ATTRIBUTE, verdict)
+    return verdict
+
+
+def _twin_defined(function: nodes.FunctionDef) -> bool:
+    words = identifier_words(function.name)
+    twins = {words[:index] + ("npu",) + words[index + 1:] for index, word in enumerate(words) if word in _CUDA_WORDS}
+    if not twins or function.parent is None:
+        return False
+    definer = function.parent.frame()  # the class or module (or function) whose body defines it
+    return any(identifier_words(name) in twins and any(isinstance(d, nodes.FunctionDef) for d in definitions)
+               for name, definitions in definer.locals.items())
+
+
 def _has_npu_sibling(classdef: nodes.ClassDef) -> bool:
     verdict = getattr(classdef, _ATTRIBUTE, None)
     if verdict is None:
@@ -61,7 +109,7 @@ def _has_npu_sibling(classdef: nodes.ClassDef) -> bool:
 
 
 def _judge(classdef: nodes.ClassDef) -> bool:
-    if not _CUDA_WORDS.intersection(identifier_words(classdef.name)):
+    if not _FAMILY_WORDS.intersection(identifier_words(classdef.name)):
         return False
     bases = {name for name in map(last_name, classdef.bases) if name and name not in _GENERIC_BASES}
     if not bases:
@@ -81,7 +129,7 @@ def folder_modules_read(path: str, source: bytes) -> list[str]:
     """The other modules of `path`'s folder that checking `source` may read for NPU siblings:
     all of them when it defines a CUDA-named class with bases, else none."""
     if b"class" not in source or not any(
-            _CUDA_WORDS.intersection(identifier_words(match.group(1).decode("utf-8", "replace")))
+            _FAMILY_WORDS.intersection(identifier_words(match.group(1).decode("utf-8", "replace")))
             for match in _CLASS_WITH_BASES.finditer(source)):
         return []
     return sorted(_modules_beside(path))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.cpu_device import is_cpu_device
 from npu_lint.analysis.loops import enclosing_loop
 from npu_lint.analysis.names import identifier_words, keyword, qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
@@ -26,8 +27,8 @@ def _names_a_device(call: nodes.Call, ctx: ModuleContext) -> bool:
     device = keyword(call, "device")
     if device is None and call.args:
         device = call.args[0]
-    if device is None:
-        return False
+    if device is None or is_cpu_device(device):
+        return False  # `eval_device = "cpu"` ... `.to(eval_device)`: a copy back to the host
     if isinstance(device, nodes.Const):
         if isinstance(device.value, bool):
             return False

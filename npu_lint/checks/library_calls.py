@@ -104,7 +104,7 @@ def _passed_on(ctx: ModuleContext, uses: list[LibraryUse]) -> _Folded:
 
 def _same_statement(ctx: ModuleContext, uses: list[LibraryUse], says, result: _Folded) -> None:
     """Uses in one statement that get the same advice and no edit of their own are one port:
-    `trt.Logger(trt.Logger.INFO)`, `grid = lambda m: (triton.cdiv(a, m) * triton.cdiv(b, m),)`,
+    `trt.Logger(trt.Logger.INFO)`, `triton.testing.do_bench(f) / triton.testing.do_bench(g)`,
     `isinstance(m, (te.LayerNorm, te.Linear))`. The first is the finding, the others its related
     places; a use whose fix edits it keeps its own finding."""
     first: dict[tuple, LibraryUse] = {}

@@ -22,7 +22,10 @@ from npu_lint.analysis.cuda_library_guards import argument_of_library_call, guar
 from npu_lint.analysis.cuda_objects import object_uses
 from npu_lint.analysis.flags import flag_reads
 from npu_lint.analysis.guards import guarded_by_hasattr
-from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top, statements_after
+from npu_lint.analysis.names import (
+    ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top, qualified_name, statements_after
+)
+from npu_lint.analysis.none_uses import none_crash, none_guarded
 from npu_lint.analysis.result_fields import fields_read
 from npu_lint.checks.base import Check
 from npu_lint.checks.device_choice import DEVICE_STRING_RULES, absorb, fold_device_strings
@@ -145,9 +148,13 @@ class TorchCudaApi(Check):
 
 def _guards_unfixed_use(use: _CudaUse, ctx: ModuleContext, release: str) -> str | None:
     """The first torch.cuda name that the test `use` is part of keeps off non-CUDA devices and
-    that gets no fix of its own (no NPU name, a stand-in, no edit), else None."""
+    that gets no fix of its own (no NPU name, a stand-in, no edit), else None. `torch.version.cuda`
+    read where None raises counts too (DeepSpeed's op builders: `if torch.cuda.is_available():
+    int(torch.version.cuda.split(".")[0])`): it is None on the NPU's build of torch."""
     for guarded in _guarded_by(use.node, ctx):
         for node in guarded.nodes_of_class((*ATTRIBUTE_NODES, nodes.Name)):
+            if _cuda_version_raises(node):
+                return _CUDA_VERSION
             other = _expression_use(node, ctx, release)
             if other is None or guarded_by_hasattr(other.node, other.qname):
                 continue
@@ -155,6 +162,17 @@ def _guards_unfixed_use(use: _CudaUse, ctx: ModuleContext, release: str) -> str 
             if replacement is None or _stand_in(other, ctx) or other.edit_for(replacement) is None:
                 return other.qname
     return None
+
+
+_CUDA_VERSION = "torch.version.cuda"
+
+
+def _cuda_version_raises(node) -> bool:
+    """Is `node` a `torch.version.cuda` used where None raises, with no None test deciding it?"""
+    if not (isinstance(node, nodes.Attribute) and node.attrname == "cuda" and none_crash(node) is not None):
+        return False
+    return qualified_name(node) == _CUDA_VERSION and not none_guarded(
+        node, lambda e: isinstance(e, nodes.Attribute) and e.attrname == "cuda" and qualified_name(e) == _CUDA_VERSION)
 
 
 def _argument_of_unfixed_call(use: _CudaUse, ctx: ModuleContext, release: str) -> str | None:
@@ -202,6 +220,9 @@ def _guarded_by(node, ctx: ModuleContext, positive: bool = True, through_flags: 
             positive = not positive
         elif isinstance(parent, nodes.BoolOp) and parent.op == ("and" if positive else "or"):
             guarded.extend(parent.values[parent.values.index(expression) + 1:])
+        elif positive and _loop_count(parent, expression):
+            # `for i in range(torch.cuda.device_count()):` runs its body only where there are devices
+            return guarded + list(parent.parent.body)
         elif isinstance(parent, (nodes.If, nodes.While, nodes.IfExp)) and parent.test is expression:
             if isinstance(parent, nodes.IfExp):
                 return guarded + [parent.body if positive else parent.orelse]
@@ -212,6 +233,13 @@ def _guarded_by(node, ctx: ModuleContext, positive: bool = True, through_flags: 
         elif not isinstance(parent, nodes.Compare):
             return guarded
         expression = parent
+
+
+def _loop_count(call, expression) -> bool:
+    """Is `call` a `range(...)` that `expression` bounds and a `for` loop iterates over?"""
+    return isinstance(call, nodes.Call) and isinstance(call.func, nodes.Name) and call.func.name == "range" \
+        and bool(call.args) and call.args[-1 if len(call.args) < 3 else 1] is expression \
+        and isinstance(call.parent, nodes.For) and call.parent.iter is call
 
 
 def _fold_uses_into_imports(ctx: ModuleContext, reported: list) -> dict[int, Finding]:

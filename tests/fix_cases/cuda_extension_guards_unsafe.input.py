@@ -1,7 +1,7 @@
 # args: --unsafe-fixes
 # Device tests that pick a project's own CUDA kernel stay as they are (mmcv's bias_act.py,
 # transformers' YOSO); an argument of a torch.cuda call ported by hand is renamed with it or
-# not at all (bitsandbytes' cuda_setup/main.py).
+# not at all, and so is a loop over the CUDA devices around it (bitsandbytes' cuda_setup/main.py).
 import torch
 from torch.utils.cpp_extension import load
 

@@ -1,7 +1,7 @@
 # args: --unsafe-fixes
 # Device tests that pick a project's own CUDA kernel stay as they are (mmcv's bias_act.py,
 # transformers' YOSO); an argument of a torch.cuda call ported by hand is renamed with it or
-# not at all (bitsandbytes' cuda_setup/main.py).
+# not at all, and so is a loop over the CUDA devices around it (bitsandbytes' cuda_setup/main.py).
 import torch
 import torch_npu
 from torch.utils.cpp_extension import load
@@ -34,7 +34,7 @@ def cumulate(query, value):
 
 def get_compute_capabilities():
     ccs = []
-    for i in range(torch.npu.device_count()):
+    for i in range(torch.cuda.device_count()):
         cc_major, cc_minor = torch.cuda.get_device_capability(torch.cuda.device(i))
         ccs.append(f"{cc_major}.{cc_minor}")
     props = torch.npu.get_device_properties(torch.npu.current_device())

@@ -59,3 +59,33 @@ def reassigned(force):
     ready = force
     if ready:
         print(torch.cuda.get_device_capability())
+
+
+# A test that keeps `torch.version.cuda` off the NPU, where it is None and its parse raises
+# (DeepSpeed's op_builder/*.py): renamed alone, the test would run the parse on the NPU.
+def cuda_version_matches(installed_major):
+    if torch.cuda.is_available():
+        return installed_major == int(torch.version.cuda.split(".")[0])
+    return True
+
+
+# A loop over the CUDA devices guards its body: on the NPU host it runs no time (DeepSpeed's
+# op_builder/builder.py, bitsandbytes' cuda_setup/main.py, fairscale's optim/oss.py).
+def compute_capabilities():
+    ccs = []
+    for i in range(torch.cuda.device_count()):
+        major, minor = torch.cuda.get_device_capability(i)
+        ccs.append(f"{major}.{minor}")
+    return ccs
+
+
+# Renamed with what they guard: the version is tested for None, the loop's body has NPU names.
+def cuda_version_checked():
+    if torch.cuda.is_available() and torch.version.cuda is not None:
+        return int(torch.version.cuda.split(".")[0])
+    return None
+
+
+def memory_summaries():
+    for i in range(0, torch.cuda.device_count()):
+        print(torch.cuda.memory_summary(device=i))
