@@ -64,19 +64,18 @@ _CLASS_WITH_BASES = re.compile(rb"^[ \t]*class[ \t]+([^\s(:]+)[ \t]*\(", re.MULT
 
 def in_class_with_npu_sibling(node: nodes.NodeNG) -> bool:
     """Does `node` lie inside a CUDA class whose NPU sibling the project defines?"""
-    scope = node.parent
-    while scope is not None:
-        if isinstance(scope, nodes.ClassDef) and _has_npu_sibling(scope):
-            return True
-        scope = scope.parent
-    return False
+    return _enclosed_by(node, nodes.ClassDef, _has_npu_sibling)
 
 
 def in_function_with_npu_twin(node: nodes.NodeNG) -> bool:
     """Does `node` lie inside a function named for CUDA whose NPU twin is defined beside it?"""
+    return _enclosed_by(node, nodes.FunctionDef, _has_npu_twin)
+
+
+def _enclosed_by(node: nodes.NodeNG, kind: type, test) -> bool:
     scope = node.parent
     while scope is not None:
-        if isinstance(scope, nodes.FunctionDef) and _has_npu_twin(scope):
+        if isinstance(scope, kind) and test(scope):
             return True
         scope = scope.parent
     return False
