@@ -16,6 +16,7 @@ program ran with gloo before), and its message a related location.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Iterable
 
 from astroid import nodes
@@ -197,6 +198,9 @@ def fold_table_entries(ctx: ModuleContext, reported: Iterable[tuple[nodes.Const,
         ctx.findings[:] = [replaced.get(id(f), f) for f in ctx.findings if id(f) not in dropped]
 
 
+_NAMES_CUDA = re.compile(r"cuda", re.IGNORECASE)
+
+
 def _added_entry(ctx: ModuleContext, key: nodes.NodeNG, value: nodes.NodeNG, finding: Finding) -> Finding | None:
     """`finding`'s fix rewritten to add the entry `key: value` as its edits inside the entry make
     it, after the entry; None when the entry spans lines."""
@@ -207,6 +211,11 @@ def _added_entry(ctx: ModuleContext, key: nodes.NodeNG, value: nodes.NodeNG, fin
     entry = ctx.index.segment((start.line, start.column), (end.line, end.column))
     for edit in sorted(inside, reverse=True):  # from the right, so earlier columns stay put
         entry = entry[:edit.start.column - start.column] + edit.content + entry[edit.end.column - start.column:]
+    if _NAMES_CUDA.search(entry):
+        # `{"cuda": "CUDAGraph", "xpu": "XPUGraph"}` (transformers 5): CUDA's value, copied, would
+        # still name CUDA for the NPU; what the NPU's is, is for the port to say
+        return dataclasses.replace(finding, fix=Fix(
+            Applicability.DISPLAY_ONLY, "Add the NPU's entry beside CUDA's; CUDA's value does not carry over"))
     outside = tuple(e for e in finding.fix.edits if e not in inside)  # `import torch_npu`
     raw = ctx.index.line(start.line)
     line = raw.rstrip("\r\n")

@@ -9,6 +9,8 @@ DISTRIBUTED_BACKEND_MAP = {
     "xpu": "xccl",
 }
 BACKEND_SUPPORTS_TRAINING = {"cuda": True, "npu": True, "xpu": True, "cpu": True, "mps": False}
+# CUDA's value names CUDA (transformers 5's graph classes): the NPU's is for the port to say.
+DEVICE_TYPE_TO_GRAPH_NAME = {"cuda": "CUDAGraph", "xpu": "XPUGraph"}
 
 
 def distributed_backend(device_type: str) -> str:
