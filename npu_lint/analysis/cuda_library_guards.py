@@ -132,7 +132,9 @@ def library_base(node: nodes.NodeNG) -> str | None:
 
 def registers_cuda_kernel(node: nodes.NodeNG) -> bool:
     """Is `node` (a "cuda" string) the device that a decorator such as `torch.library.custom_op(...,
-    device_types="cuda")` or `@op.register_kernel("cuda")` registers a CUDA kernel's function for?"""
+    device_types="cuda")` or `@op.register_kernel("cuda")` registers a CUDA kernel's function for?
+    A function that runs one of the module's kernels, or calls a CUDA-only library (torchtitan's
+    DeepEP dispatch ops, diffusers' FlashAttention-3 op): "npu" would register it for NPU tensors."""
     parent = node.parent
     if isinstance(parent, (nodes.Tuple, nodes.List)):
         parent = parent.parent
@@ -142,7 +144,8 @@ def registers_cuda_kernel(node: nodes.NodeNG) -> bool:
         return False
     decorators = parent.parent
     function = decorators.parent if isinstance(decorators, nodes.Decorators) else None
-    return isinstance(function, nodes.FunctionDef) and runs_cuda_kernel(function)
+    return isinstance(function, nodes.FunctionDef) and (
+        runs_cuda_kernel(function) or any(_library_named(statement) for statement in function.body))
 
 
 def _returned_test_guards(test: nodes.NodeNG) -> bool:
