@@ -82,11 +82,7 @@ def _enclosed_by(node: nodes.NodeNG, kind: type, test) -> bool:
 
 
 def _has_npu_twin(function: nodes.FunctionDef) -> bool:
-    verdict = getattr(function, _TWIN_ATTRIBUTE, None)
-    if verdict is None:
-        verdict = _twin_defined(function)
-        setattr(function, _TWIN_ATTRIBUTE, verdict)
-    return verdict
+    return _remembered(function, _TWIN_ATTRIBUTE, _twin_defined)
 
 
 def _twin_defined(function: nodes.FunctionDef) -> bool:
@@ -100,10 +96,15 @@ def _twin_defined(function: nodes.FunctionDef) -> bool:
 
 
 def _has_npu_sibling(classdef: nodes.ClassDef) -> bool:
-    verdict = getattr(classdef, _ATTRIBUTE, None)
+    return _remembered(classdef, _ATTRIBUTE, _judge)
+
+
+def _remembered(node: nodes.NodeNG, attribute: str, judge) -> bool:
+    """`judge(node)`, kept on the node: each finding inside asks again."""
+    verdict = getattr(node, attribute, None)
     if verdict is None:
-        verdict = _judge(classdef)
-        setattr(classdef, _ATTRIBUTE, verdict)
+        verdict = judge(node)
+        setattr(node, attribute, verdict)
     return verdict
 
 
