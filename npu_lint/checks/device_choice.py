@@ -2,7 +2,8 @@
 
     "cuda" if torch.cuda.is_available() else "cpu"     a torch.cuda test (checks/torch_cuda_api.py)
     "nccl" if dist.is_nccl_available() else "gloo"     a symbol rule's test (NPU203 over NPU201)
-    "nccl" if device == "cuda" else "gloo"             a device comparison (NPU111 over NPU204)
+    "nccl" if device == "cuda" else "gloo"             a device comparison or search (NPU111 over NPU204;
+    "nccl" if "cuda" in device else "gloo"             timm 0.9's utils/distributed.py)
     torch.device("cuda", torch.cuda.current_device())  the device a torch.cuda call indexes
     [f"cuda:{i}" for i in range(torch.cuda.device_count())]  the devices a torch.cuda call counts
     device == "cuda" and not torch.cuda.is_available() the device a torch.cuda test is asked beside
@@ -77,9 +78,10 @@ def _taken_or_picked(node: nodes.NodeNG) -> list:
     # still follows this test (`"cuda" if torch.cuda.is_available() and not args.no_cuda else "cpu"`).
     positive = True
     comparison = node.parent
-    if isinstance(node, nodes.Const) and isinstance(comparison, nodes.Compare) and len(comparison.ops) == 1 \
-            and comparison.ops[0][0] in ("==", "!="):
-        node, positive = comparison, comparison.ops[0][0] == "=="  # `device == "cuda"`
+    operator = comparison.ops[0][0] if isinstance(comparison, nodes.Compare) and len(comparison.ops) == 1 else None
+    if isinstance(node, nodes.Const) and (operator in ("==", "!=") or (
+            operator in ("in", "not in") and comparison.left is node)):
+        node, positive = comparison, operator in ("==", "in")  # `device == "cuda"`, `"cuda" in device`
     while True:
         parent = node.parent
         if isinstance(parent, nodes.UnaryOp) and parent.op == "not":
