@@ -39,13 +39,8 @@ def explicitly_on_cpu(node: Optional[nodes.NodeNG], depth: int = 0) -> bool:
     """`x.cpu()`, `x.to("cpu")`, `torch.zeros(3, device="cpu")`, and what is computed from them by
     method calls: the author put the computation on the CPU on purpose (the advice of the fallback
     rules)."""
-    if node is None or depth > 6:
-        return False
-    if isinstance(node, nodes.Name):
-        return explicitly_on_cpu(single_value(node), depth + 1)
-    if isinstance(node, nodes.Subscript):
-        return explicitly_on_cpu(node.value, depth + 1)
-    if not isinstance(node, nodes.Call):
+    node, depth = _making_call(node, depth, 6)
+    if node is None:
         return False
     if says_cpu(node):
         return True
@@ -57,6 +52,15 @@ def explicitly_on_cpu(node: Optional[nodes.NodeNG], depth: int = 0) -> bool:
     if method in _TO_DEVICE or _qname_plain(node.func.expr):
         return False
     return explicitly_on_cpu(node.func.expr, depth + 1)
+
+
+def _making_call(node: Optional[nodes.NodeNG], depth: int, limit: int) -> tuple[Optional[nodes.Call], int]:
+    """The call that makes `node`'s value, through local names assigned once and subscripts of
+    them, and the depth reached; None past `limit` or where no call makes it."""
+    while isinstance(node, (nodes.Name, nodes.Subscript)) and depth <= limit:
+        node = single_value(node) if isinstance(node, nodes.Name) else node.value
+        depth += 1
+    return (node, depth) if isinstance(node, nodes.Call) and depth <= limit else (None, depth)
 
 
 def _qname_plain(node: nodes.NodeNG) -> bool:
@@ -103,13 +107,8 @@ def made_on_cpu(node: Optional[nodes.NodeNG], module_text: str) -> bool:
 
 
 def _made_on_cpu(node: Optional[nodes.NodeNG], depth: int) -> bool:
-    if node is None or depth > _CPU_DEPTH:
-        return False
-    if isinstance(node, nodes.Name):
-        return _made_on_cpu(single_value(node), depth + 1)
-    if isinstance(node, nodes.Subscript):
-        return _made_on_cpu(node.value, depth + 1)
-    if not isinstance(node, nodes.Call):
+    node, depth = _making_call(node, depth, _CPU_DEPTH)
+    if node is None:
         return False
     if isinstance(node.func, nodes.Attribute) and node.func.attrname in _SAME_DEVICE \
             and qualified_name(node.func.expr) is None:
