@@ -34,6 +34,14 @@
                                         attention: torch 2.1's memory-efficient kernel and
                                         non-contiguous inputs): the NPU's kernels take the
                                         tensors as they are, so the NPU needs neither branch
+    def bias_act(x, impl="cuda"):       a choice of implementation, not of device, where each
+        assert impl in ["ref", "cuda"]  test that picks the CUDA one also tests the tensor's
+                                        device (StyleGAN's ops: analysis/implementation_choice.py)
+    for node in graph.findAllNodes("prim::Constant"):
+        if str(node["value"]).startswith("cuda")
+                                        a device recorded in a TorchScript archive traced on
+                                        CUDA (CLIP's `load(jit=True)` patches it to the device
+                                        asked for)
 
 Rewriting any of these changes what the code means, never which device it uses. The tables
 (which calls take an attribute name, which names are methods, which calls answer the device's
@@ -48,6 +56,7 @@ from astroid import nodes
 from npu_lint.analysis.arguments import tables
 from npu_lint.analysis.cuda_library_guards import guards_cuda_library, library_base, registers_cuda_kernel
 from npu_lint.analysis.environment import is_environment, mapping_of_key
+from npu_lint.analysis.implementation_choice import picks_implementation
 from npu_lint.analysis.names import last_name, qualified_name
 
 _LITERAL_TYPES = frozenset({"typing.Literal", "typing_extensions.Literal"})
@@ -60,7 +69,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
     """Why the string expression `node` is no value ('type', 'enum member', 'attribute name',
     'device name query', 'mapping key', 'key of a build for CUDA', 'path component', 'CUDA-only
     library guard', "device of a CUDA kernel's registration", "device of a CUDA-only library's
-    class", 'test label', 'CUDA kernel workaround'), or None when it is one."""
+    class", 'test label', 'CUDA kernel workaround', 'text of a test case', 'implementation choice',
+    'device recorded in a TorchScript graph'), or None when it is one."""
     if _in_literal_type(node):
         return "type"
     if _enum_member_value(node):
@@ -89,7 +99,40 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "CUDA kernel workaround"
     if _searched_in_case_texts(node):
         return "text of a test case"
+    if picks_implementation(node):
+        return "implementation choice"
+    if _device_of_traced_constant(node):
+        return "device recorded in a TorchScript graph"
     return None
+
+
+def _device_of_traced_constant(node: nodes.NodeNG) -> bool:
+    """`str(node["value"]).startswith("cuda")` for each `node` of `graph.findAllNodes(...)` (CLIP's
+    `load(jit=True)`, copied into many projects): the test finds the devices recorded in a
+    TorchScript archive traced on CUDA, to patch them to the device asked for. The archive says
+    "cuda" whatever the device, so the test must keep saying it."""
+    parent = node.parent
+    if isinstance(parent, nodes.Call) and isinstance(parent.func, nodes.Attribute) \
+            and parent.func.attrname in ("startswith", "endswith") and node in parent.args:
+        subject = parent.func.expr
+    else:
+        compare = _comparison_of(node)
+        if compare is None or len(compare.ops) != 1:
+            return False
+        subject = compare.ops[0][1] if compare.left is node else compare.left
+    named = {name.name for name in subject.nodes_of_class(nodes.Name)}
+    if isinstance(subject, nodes.Name):
+        named.add(subject.name)
+    for ancestor in node.node_ancestors():
+        if isinstance(ancestor, nodes.For) and isinstance(ancestor.target, nodes.AssignName) \
+                and ancestor.target.name in named and _lists_graph_nodes(ancestor.iter):
+            return True
+    return False
+
+
+def _lists_graph_nodes(iterable: nodes.NodeNG) -> bool:
+    return (isinstance(iterable, nodes.Call) and isinstance(iterable.func, nodes.Attribute)
+            and iterable.func.attrname in ("findAllNodes", "findNode"))
 
 
 def _searched_in_case_texts(node: nodes.NodeNG) -> bool:

@@ -1,0 +1,105 @@
+"""A "cuda" that picks an implementation, not a device.
+
+StyleGAN2-ADA's custom ops (copied into StyleGAN3, EG3D and many GAN projects; twice in
+modelscope) take an `impl` argument:
+
+    def bias_act(x, b=None, ..., impl='cuda'):
+        assert impl in ['ref', 'cuda']
+        if impl == 'cuda' and x.device.type == 'cuda' and _init():
+            return _bias_act_cuda(...)(x, b)
+        return _bias_act_ref(x=x, b=b, ...)
+
+`impl` names an implementation: `'ref'` is no device. Every test that picks the CUDA one also
+tests the tensor's device, so an NPU tensor takes the reference path with `impl` left as it is;
+"npu" would fail the assert. Near miss: where a test of `impl == 'cuda'` alone picks the CUDA
+kernel, the default sends NPU tensors into it, and the string stays a finding.
+"""
+from __future__ import annotations
+
+from astroid import nodes
+
+from npu_lint.analysis.arguments import tables
+
+_COLLECTIONS = (nodes.Tuple, nodes.List, nodes.Set)
+_DEVICE_WORDS = frozenset({"cuda", "npu", "gpu", "auto"})
+
+
+def picks_implementation(node: nodes.NodeNG) -> bool:
+    """Is `node` (a "cuda" string) a value of a name that picks between implementations, whose
+    every CUDA choice in the module also tests the tensor's device?"""
+    name = _name_given(node)
+    return name is not None and name in _implementation_selectors(node.root())
+
+
+def _name_given(node: nodes.NodeNG) -> str | None:
+    """The name `node` is a value of: a parameter's default, a keyword argument, or the name a
+    comparison (or a collection in one) tests it against."""
+    parent = node.parent
+    if isinstance(parent, nodes.Keyword):
+        return parent.arg
+    if isinstance(parent, nodes.Arguments):
+        return _parameter_of_default(parent, node)
+    while isinstance(parent, _COLLECTIONS):
+        parent = parent.parent
+    if isinstance(parent, nodes.Compare) and len(parent.ops) == 1:
+        operands = (parent.left, parent.ops[0][1])
+        names = [operand.name for operand in operands if isinstance(operand, nodes.Name)]
+        return names[0] if names else None
+    return None
+
+
+def _parameter_of_default(arguments: nodes.Arguments, default: nodes.NodeNG) -> str | None:
+    positional = (arguments.posonlyargs or []) + (arguments.args or [])
+    defaults = arguments.defaults or []
+    for parameter, value in zip(positional[len(positional) - len(defaults):], defaults):
+        if value is default:
+            return parameter.name
+    for parameter, value in zip(arguments.kwonlyargs or [], arguments.kw_defaults or []):
+        if value is default:
+            return parameter.name
+    return None
+
+
+def _implementation_selectors(module: nodes.Module) -> frozenset[str]:
+    """Names that the module checks against a set of choices holding "cuda" and a word that is no
+    device (`assert impl in ['ref', 'cuda']`), and whose every `== "cuda"` test sits in an `and`
+    with a test of a tensor's device. Kept on the module: asked once per string."""
+    cached = getattr(module, "_npu_lint_implementation_selectors", None)
+    if cached is not None:
+        return cached
+    device_words = tables().not_values.device_types | _DEVICE_WORDS
+    with_other_choices: set[str] = set()
+    cuda_tests: dict[str, list[nodes.Compare]] = {}
+    for compare in module.nodes_of_class(nodes.Compare):
+        if len(compare.ops) != 1 or not isinstance(compare.left, nodes.Name):
+            continue
+        operator, right = compare.ops[0]
+        if operator in ("in", "not in") and isinstance(right, _COLLECTIONS):
+            words = [elt.value for elt in right.elts if isinstance(elt, nodes.Const) and isinstance(elt.value, str)]
+            if "cuda" in words and any(word.split(":")[0] not in device_words for word in words):
+                with_other_choices.add(compare.left.name)
+        elif operator in ("==", "!=") and isinstance(right, nodes.Const) and right.value == "cuda":
+            cuda_tests.setdefault(compare.left.name, []).append(compare)
+    selectors = frozenset(
+        name for name in with_other_choices
+        if cuda_tests.get(name) and all(_beside_device_test(test) for test in cuda_tests[name]))
+    module._npu_lint_implementation_selectors = selectors
+    return selectors
+
+
+def _beside_device_test(test: nodes.Compare) -> bool:
+    """`impl == 'cuda' and x.device.type == 'cuda' and ...`: the choice is one operand of an `and`
+    whose other operands test a tensor's device."""
+    boolop = test.parent
+    return (isinstance(boolop, nodes.BoolOp) and boolop.op == "and"
+            and any(_tests_device(value) for value in boolop.values if value is not test))
+
+
+def _tests_device(expression: nodes.NodeNG) -> bool:
+    if isinstance(expression, nodes.Attribute) and expression.attrname == "is_cuda":
+        return True
+    if not (isinstance(expression, nodes.Compare) and len(expression.ops) == 1):
+        return False
+    operands = (expression.left, expression.ops[0][1])
+    return any(isinstance(operand, nodes.Const) and operand.value == "cuda" for operand in operands) and any(
+        isinstance(operand, nodes.Attribute) and operand.attrname in ("type", "device") for operand in operands)
