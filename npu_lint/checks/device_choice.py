@@ -236,7 +236,9 @@ def absorb(finding: Finding, other: Finding) -> Finding:
     """`finding` speaking for `other` too: `other`'s edits join the fix, which is no safer than the
     less safe of the two, and its message becomes a related location. Both must have fixes."""
     applicability = Applicability.least_safe(finding.fix.applicability, other.fix.applicability)
-    fix = Fix(applicability, f"{finding.fix.message}; {other.fix.message[:1].lower()}{other.fix.message[1:]}",
-              tuple(sorted(set(finding.fix.edits) | set(other.fix.edits))))
+    message = finding.fix.message
+    if other.fix.message != message:
+        message = f"{message}; {other.fix.message[:1].lower()}{other.fix.message[1:]}"
+    fix = Fix(applicability, message, tuple(sorted(set(finding.fix.edits) | set(other.fix.edits))))
     related = Related(other.start, other.end, f"{other.code}: {other.message}", folded=other.code)
     return dataclasses.replace(finding, fix=fix, related=tuple(sorted((*finding.related, related))))

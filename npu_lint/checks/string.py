@@ -22,6 +22,7 @@ name beside the CUDA one instead of replacing it: the test then accepts both.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from astroid import nodes
@@ -33,8 +34,12 @@ from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.not_values import literal_members_declaring, not_a_value
 from npu_lint.analysis.transfer import call_is_wrapped, enclosing_call
 from npu_lint.checks.base import Check
-from npu_lint.checks.device_choice import fold_device_strings, fold_table_entries
-from npu_lint.core.findings import Applicability, Edit
+from npu_lint.checks.device_choice import absorb, fold_device_strings, fold_table_entries
+from npu_lint.core.findings import Applicability, Edit, Related
+
+
+# A name an environment (or a configuration) is keyed by: `CUDA_VISIBLE_DEVICES`, `NCCL_DEBUG`.
+_VARIABLE_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 
 def string_template(node: nodes.NodeNG) -> str | None:
@@ -187,6 +192,8 @@ class StringCheck(Check):
         ctx.report(self.rule, node, edits=(edit, *also) if edit else (), applicability=applicability, value=value,
                    replacement=replacement, fix_message=fix_message,
                    agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "")
+        if len(ctx.findings) > count and _VARIABLE_NAME.match(value) and self._said_in_statement(node, value, ctx):
+            return
         if len(ctx.findings) > count and isinstance(node.parent, nodes.Compare):
             ctx.scratch.setdefault(self, []).append((node, ctx.findings[-1]))
         elif len(ctx.findings) > count and isinstance(node.parent, nodes.Dict) \
@@ -199,6 +206,29 @@ class StringCheck(Check):
             fold_device_strings(ctx, ctx.scratch[self])
         if self.settings.strategy == "manual" and (self, "keys") in ctx.scratch:
             fold_table_entries(ctx, ctx.scratch[(self, "keys")])  # `{"cuda": "nccl", "cpu": "gloo"}`
+
+    def _said_in_statement(self, node: nodes.NodeNG, value: str, ctx: ModuleContext) -> bool:
+        """`os.environ["CUBLAS_WORKSPACE_CONFIG"] = os.environ.get("CUBLAS_WORKSPACE_CONFIG", ...)`,
+        `{"NCCL_DEBUG": os.environ.get("NCCL_DEBUG", "WARN")}` (monai, axolotl, OpenRLHF): a variable
+        named twice in one statement is one setting, passed on. The later name's finding (just
+        reported) joins the earlier one's, its edit joining that fix. True when it did."""
+        said = ctx.scratch.setdefault((self, "names"), {})
+        key = (id(node.statement()), value)
+        finding = ctx.findings[-1]
+        earlier = said.get(key)
+        if earlier is None or not any(f is earlier for f in ctx.findings):
+            said[key] = finding
+            return False
+        if (earlier.fix is None or not earlier.fix.edits) != (finding.fix is None or not finding.fix.edits):
+            return False  # one with an edit, one without: two different uses
+        if earlier.fix is not None and earlier.fix.edits:
+            merged = absorb(earlier, finding)
+        else:
+            merged = dataclasses.replace(earlier, related=tuple(sorted(
+                (*earlier.related, Related(finding.start, finding.end, f"{finding.code}: {finding.message}")))))
+        ctx.findings[:] = [merged if f is earlier else f for f in ctx.findings[:-1]]
+        said[key] = merged
+        return True
 
     def _earlier_in_collection(self, expression: nodes.NodeNG) -> bool:
         collection = expression.parent

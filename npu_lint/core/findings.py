@@ -93,7 +93,9 @@ class Finding:
         """The message, followed by the findings folded into this one: for the front ends that
         show no related places (flake8, pylint, one-line reports). Someone porting by hand from
         `torch.cuda.is_available` alone would keep the `"cuda"` it picks."""
-        folded = [f"also at {r.start.line}:{r.start.column + 1}, {r.message}" for r in self.related if r.folded]
+        folded = [f"also at {r.start.line}:{r.start.column + 1}" + (
+            "" if r.message == f"{self.code}: {self.message}" else f", {r.message}")  # the same thing again
+            for r in self.related if r.folded]
         return f"{self.message} ({'; '.join(folded)})" if folded else self.message
 
     @property
