@@ -25,6 +25,7 @@ class Role:
     methods: dict[str, int]
     names: re.Pattern | None = None  # variables, attributes, parameters, dict keys holding the value
     call_keywords: dict[str, str] = dataclasses.field(default_factory=dict)  # callable -> its keyword
+    callees: tuple[str, ...] = ()  # the keywords count only in calls into these modules
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,6 +57,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
                 {str(k): int(v) for k, v in body.get("methods", {}).items()},
                 re.compile(body["names"], re.IGNORECASE) if "names" in body else None,
                 {str(k): str(v) for k, v in body.get("call_keywords", {}).items()},
+                tuple(map(str, body.get("callees", ()))),
             )
             for name, body in data["roles"].items()
         }
@@ -141,15 +143,21 @@ def _parameter_of_default(arguments: nodes.Arguments, node: nodes.NodeNG) -> str
     return None
 
 
+def _calls_into(call: nodes.NodeNG, modules: tuple[str, ...]) -> bool:
+    """`ctranslate2.Translator(...)`, `WhisperModel(...)` imported from faster_whisper."""
+    qname = qualified_name(call.func) if isinstance(call, nodes.Call) else None
+    return qname is not None and any(qname == module or qname.startswith(module + ".") for module in modules)
+
+
 def _call_argument_role(node: nodes.NodeNG) -> str | None:
     parent = node.parent
     if isinstance(parent, nodes.Keyword):
         if parent.arg in tables().prose_keywords:
             return "prose"
-        for name, role in tables().roles.items():
-            if parent.arg in role.keywords:
-                return name
         call = parent.parent
+        for name, role in tables().roles.items():
+            if parent.arg in role.keywords and (not role.callees or _calls_into(call, role.callees)):
+                return name
         if isinstance(call, nodes.Call) and any(parent.arg in role.call_keywords.values() for role in tables().roles.values()):
             qname = qualified_name(call.func)
             for name, role in tables().roles.items():
