@@ -22,6 +22,7 @@ from npu_lint.checks.base import Check
 from npu_lint.checks.operator_calls import (
     TENSOR, call_on_cpu, chip_of, last_parts, load_api_table, operators_for, release_of, resolve_call, resolve_chain
 )
+from npu_lint.knowledge.argument_positions import argument_positions
 from npu_lint.knowledge.operator_data import DTYPE_NAMES, chip_label
 
 TENSOR_PREFIX = "torch.Tensor."
@@ -50,6 +51,8 @@ CONVERSIONS = frozenset(TENSOR_PREFIX + name for name in (
 # caller writes never reaches an NPU kernel. Ascend's allowlists for them (`weights`仅支持fp32,
 # DataLoader's `dataset`) describe the data that was tested, not a kernel's limit.
 HOST_DATA_LOADING = "torch.utils.data."
+# Collectives and point-to-point calls read and write their tensor in place.
+COLLECTIVES = "torch.distributed."
 
 
 def dtype_literal(node: Optional[nodes.NodeNG], depth: int = 0) -> Optional[str]:
@@ -133,16 +136,26 @@ def _names_torch_attribute(node: nodes.NodeNG) -> bool:
     return bool(qname) and qname.startswith("torch.") and qname != "torch.device"
 
 
-def _argument(call: nodes.Call, argument: str, method: bool) -> Optional[nodes.NodeNG]:
+def _argument(call: nodes.Call, api: str, argument: str, method: bool) -> Optional[nodes.NodeNG]:
+    """The expression given for `argument`: by keyword, or positionally (`input` and `self` first,
+    other names where data/argument_positions.yaml puts them: `dist.all_reduce(t)` gives `tensor`)."""
     if method and argument == "self":
         return call.func.expr if isinstance(call.func, nodes.Attribute) else None
     value = keyword(call, argument)
-    if value is None and not method and argument in ("input", "self") and call.args:
-        value = call.args[0]
-    return value
+    if value is not None or method or not call.args:
+        return value
+    position = 0 if argument in ("input", "self") else argument_positions().get(api, {}).get(argument)
+    if position is None or position >= len(call.args):
+        return None
+    if any(isinstance(item, nodes.Starred) for item in call.args[:position + 1]):
+        return None  # `f(*args)`: where each argument lands is not written down
+    return call.args[position]
 
 
-def _cast_advice(dtype: str, allowed: Optional[Tuple[str, ...]]) -> str:
+def _cast_advice(dtype: str, allowed: Optional[Tuple[str, ...]], api: str = "") -> str:
+    if api.startswith(COLLECTIVES) and dtype == "fp64" and (allowed is None or "fp32" in allowed):
+        # in place: `dist.all_reduce(t.float())` would reduce a copy and drop the result
+        return "make the tensor float32 where it is made (the collective works on it in place, so a cast copy would lose the result)"
     if dtype == "fp64" and (allowed is None or "fp32" in allowed):
         return "cast to float32 first (`.float()`), or keep this computation on the CPU"
     if dtype == "complex128" and (allowed is None or "complex64" in allowed):
@@ -196,7 +209,7 @@ class DtypeUnsupportedByOperator(Check):
             if argument == "dtype":
                 dtype, expression, source = compute, keyword(node, "dtype"), _keyword(node, "dtype")
             else:
-                expression = _argument(node, argument, method)
+                expression = _argument(node, api, argument, method)
                 dtype, source = tensor_dtype(expression), written_at(expression)
                 if dtype is None and argument in ("self", "input") and compute:
                     # `torch.mean(x, dtype=torch.float64)`: x is cast to float64 for the computation
@@ -210,7 +223,7 @@ class DtypeUnsupportedByOperator(Check):
                 ctx, self.rule, node, about=(source,) if source is not None else (), confidence=found[1], api=api,
                 argument=named, dtype=DTYPE_NAMES[dtype], expression=ctx.node_text(expression)[:40],
                 chip=chip_label(self.chip), list_version=self.list_version, release=self.release,
-                allowed=_allowed_text(allowed), workaround=_cast_advice(dtype, allowed))
+                allowed=_allowed_text(allowed), workaround=_cast_advice(dtype, allowed, api))
             if said is not None and source is not None:
                 ctx.scratch.setdefault(self, {}).setdefault(source, []).append((said, node, api))
             return
@@ -231,7 +244,7 @@ class DtypeUnsupportedByOperator(Check):
 
     @staticmethod
     def _writes_down_a_checked_dtype(node: nodes.Call) -> bool:
-        candidates = [keyword(node, "dtype"), *node.args[:1], *(k.value for k in node.keywords or ())]
+        candidates = [keyword(node, "dtype"), *node.args, *(k.value for k in node.keywords or ())]
         if isinstance(node.func, nodes.Attribute):
             candidates.append(node.func.expr)
         return any(dtype_literal(c) or tensor_dtype(c) for c in candidates if c is not None)
