@@ -1,12 +1,7 @@
-# A module that hands the legacy AMP names to others (funasr 1.4.16's utils/amp.py): the calls
-# that other modules make keep CUDA's signature, `autocast(enabled=...)`, so the import moves to
-# torch.npu.amp, which takes it, and not to torch.amp, which wants the device type first.
+# A module that hands the legacy AMP names to others (funasr 1.4.16's utils/amp.py, shortened): the
+# calls that other modules make keep CUDA's signature, `autocast(enabled=...)`, so the import moves
+# to torch.npu.amp, which takes it, and not to torch.amp, which wants the device type first.
 import torch
-
-torch_amp = getattr(torch, "amp", None)
-if torch_amp is not None and hasattr(torch_amp, "autocast"):
-    from torch.amp import autocast, GradScaler
-else:
-    from torch.cuda.amp import autocast, GradScaler
+from torch.cuda.amp import autocast, GradScaler
 
 __all__ = ["autocast", "GradScaler"]
