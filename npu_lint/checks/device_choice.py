@@ -7,6 +7,7 @@
     torch.device("cuda", torch.cuda.current_device())  the device a torch.cuda call indexes
     [f"cuda:{i}" for i in range(torch.cuda.device_count())]  the devices a torch.cuda call counts
     device == "cuda" and not torch.cuda.is_available() the device a torch.cuda test is asked beside
+    torch.autocast("cuda", enabled=x.is_cuda)         the device of the call a test switches on (kornia)
     {"cuda": torch.cuda.empty_cache, "xpu": ...}      the device a dispatch table's entry is for
     {"cuda": "nccl", "cpu": "gloo", "xpu": "xccl"}    the backend a device's entry names
 
@@ -92,6 +93,10 @@ def _taken_or_picked(node: nodes.NodeNG) -> list:
     choice = node.parent
     if isinstance(choice, nodes.IfExp) and choice.test is node:
         return [choice.body if positive else choice.orelse]
+    if isinstance(choice, nodes.Keyword) and isinstance(choice.parent, nodes.Call):
+        # torch.autocast("cuda", enabled=x.is_cuda): the device of the call the test switches on
+        call = choice.parent
+        return [*call.args, *(k.value for k in call.keywords or () if k is not choice)]
     return []
 
 
