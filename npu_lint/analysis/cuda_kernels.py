@@ -10,7 +10,9 @@
     def fused_rope(x): return _Rope.apply(x)     and so on, through the module's own names
 
 (torchtitan's overrides/fused_mla.py, fused_swiglu.py, helion_rope.py.) A module name bound to the
-module's own CUDA build (analysis/cuda_builds.py) counts as such a kernel too. A device test that
+module's own CUDA build (analysis/cuda_builds.py) counts as such a kernel too, and so does a function
+that imports from a module of the project named for a CUDA-only library (openai-whisper's timing.py:
+`def dtw_cuda(x): from .triton_ops import dtw_kernel`). A device test that
 decides whether one of them runs keeps NPU tensors out of a CUDA kernel, and the device a custom
 op registers such a function for is CUDA's: `.is_npu` or "npu" there would send NPU tensors into
 Triton. Names are matched within the module (definitions at module level, also under `if` or
@@ -25,6 +27,7 @@ from astroid import nodes
 from npu_lint.analysis.cuda_builds import (built_module_names, cuda_build_argument, imports_cuda_build,
                                           prebuilt_extension_names)
 from npu_lint.analysis.kernel_wrappers import applied_decorator
+from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.names import qualified_name
 from npu_lint.knowledge.library_advice import table
 
@@ -54,7 +57,8 @@ def runs_cuda_kernel(function: nodes.FunctionDef) -> bool:
 
 def _kernel_names(module: nodes.Module) -> frozenset[str]:
     definitions = list(_module_definitions(module))
-    found = {d.name for d in definitions if isinstance(d, nodes.FunctionDef) and _decorated_by_library(d)}
+    found = {d.name for d in definitions if isinstance(d, nodes.FunctionDef)
+             and (_decorated_by_library(d) or _imports_kernel_module(d))}
     builds = _names_of_builds(module)
     if not found and not builds:
         return frozenset()
@@ -113,6 +117,13 @@ def _decorated_by_library(function: nodes.FunctionDef) -> bool:
         if qname is not None and table().library_of(qname) is not None:
             return True
     return False
+
+
+def _imports_kernel_module(function: nodes.FunctionDef) -> bool:
+    """`from .triton_ops import dtw_kernel` in its body: a module of the project named for a
+    CUDA-only library holds its kernels (a real library's import is its own rules' matter)."""
+    return any(statement.level and spells_library(statement.modname)
+               for statement in function.nodes_of_class(nodes.ImportFrom))
 
 
 def _names_used(definition: nodes.NodeNG) -> set[str]:

@@ -58,6 +58,7 @@ from astroid import nodes
 
 from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument, imports_cuda_build
 from npu_lint.analysis.cuda_kernels import kernel_names, runs_cuda_kernel
+from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.names import identifier_words, qualified_name, statements_after
 from npu_lint.knowledge.library_advice import table
 
@@ -95,7 +96,7 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
     if isinstance(parent, nodes.Assign) and parent.value is test and len(parent.targets) == 1:
         target = parent.targets[0]
         if isinstance(target, nodes.AssignName):
-            if _spells_library(target.name):
+            if spells_library(target.name):
                 return f"`{target.name}`"
             return next(filter(None, (_guarded(use) for use in _uses(target))), None)
         return None
@@ -220,7 +221,7 @@ def _probe_answers_no(test: nodes.NodeNG) -> bool:
             and isinstance(parent.body[-1], _EXITS)):
         return False
     scope = test.scope()
-    return isinstance(scope, nodes.FunctionDef) and (_spells_library(scope.name) or _probes_cudnn(scope, parent))
+    return isinstance(scope, nodes.FunctionDef) and (spells_library(scope.name) or _probes_cudnn(scope, parent))
 
 
 def _probes_cudnn(function: nodes.FunctionDef, device_test: nodes.If) -> bool:
@@ -462,17 +463,19 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
                 return f"`{library}`"
         if isinstance(node, nodes.ImportFrom) and not node.level and _library(node.modname):
             return f"`{node.modname}`"
+        if isinstance(node, nodes.ImportFrom) and spells_library(node.modname):
+            return f"`{node.modname}`"  # `from .triton_ops import median_filter_cuda`: the project's kernels
         if isinstance(node, (nodes.Name, nodes.Attribute)):
             qname = qualified_name(node)
             if qname is not None and (_library(qname) or qname in CUDA_EXTENSION_CLASSES):
                 return f"`{qname}`"  # a CUDA extension (NPU410): on the NPU the test must keep saying no
         if isinstance(node, nodes.Name) and node.name in kernels:
             return f"`{node.name}` (a CUDA kernel of this module)"  # Triton/Helion or own build
-        if isinstance(node, nodes.Name) and _spells_library(node.name):
+        if isinstance(node, nodes.Name) and spells_library(node.name):
             return f"`{node.name}`"
         if isinstance(node, nodes.Name) and _bound_by_import_call(node):
             return f"`{node.name}` (a CUDA-only module)"
-        if isinstance(node, nodes.Attribute) and _spells_library(node.attrname):
+        if isinstance(node, nodes.Attribute) and spells_library(node.attrname):
             return f"`{node.attrname}`"
         if isinstance(node, nodes.Call) and cuda_build_argument(node) is not None:
             return "a CUDA kernel built at run time"  # (NPU412): `if not cuda: raise` keeps nvcc away
@@ -522,20 +525,3 @@ def _bound_by_import_call(name: nodes.Name) -> bool:
             if isinstance(first, nodes.Const) and isinstance(first.value, str) and _library(first.value):
                 return True
     return False
-
-
-def _spells_library(identifier: str) -> bool:
-    words = identifier_words(identifier)
-    return any(_contains(words, library) for library in _library_words())
-
-
-@functools.lru_cache(maxsize=1)
-def _library_words() -> tuple[tuple[str, ...], ...]:
-    """The listed top modules as words (`flash_attn` -> flash, attn); dotted ones (`nvidia.dali`)
-    only count by their qualified names."""
-    modules = (*table().libraries, *table().without_npu_kernels)
-    return tuple(tuple(module.lower().split("_")) for module in modules if "." not in module)
-
-
-def _contains(words: tuple[str, ...], part: tuple[str, ...]) -> bool:
-    return any(words[start:start + len(part)] == part for start in range(len(words) - len(part) + 1))

@@ -11,7 +11,7 @@ from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.edits import name_tokens
-from npu_lint.analysis.names import in_annotation, in_type_test
+from npu_lint.analysis.names import exported_names, in_annotation, in_type_test
 from npu_lint.core.findings import Edit, Position
 from npu_lint.knowledge.device_api import device_api, device_type_call, takes_device_type_first
 
@@ -78,7 +78,9 @@ def _module_path_span(ctx: ModuleContext, stmt: nodes.ImportFrom, dotted: str) -
 
 def amp_import_bundle(ctx: ModuleContext, stmt: nodes.ImportFrom, release: str) -> tuple[Edit, ...] | None:
     """`from torch.cuda.amp import X` -> `from torch.amp import X`, with the device type put first in
-    every call of X in the module: all or nothing, since a half-moved import breaks the calls."""
+    every call of X in the module: all or nothing, since a half-moved import breaks the calls. Not
+    for a name the module's `__all__` exports (funasr's utils/amp.py): the calls of the modules
+    that import it keep CUDA's signature, `autocast(enabled=...)`, which torch.amp's does not take."""
     key = ("amp_bundle", stmt.lineno, stmt.col_offset)
     if key in ctx.scratch:
         return ctx.scratch[key]
@@ -98,6 +100,8 @@ def _amp_import_bundle(ctx: ModuleContext, stmt: nodes.ImportFrom, release: str)
         return None
     edits = [Edit(span[0], span[1], "torch.amp")]
     bound = {alias or name for name, alias in stmt.names}
+    if bound & exported_names(ctx.module):
+        return None
     for node in ctx.nodes_of(nodes.Name):
         if node.name not in bound:
             continue

@@ -308,3 +308,21 @@ def identifier_words(identifier: str) -> tuple[str, ...]:
     """The words of an identifier or dotted name, lower case: `is_npu_available` -> is, npu,
     available; `NPUAccelerator` -> npu, accelerator; `torch_npu.npu` -> torch, npu, npu."""
     return tuple(word.lower() for word in _WORD.findall(identifier))
+
+
+def exported_names(module: nodes.Module) -> frozenset[str]:
+    """The strings of the module's literal `__all__` (`__all__ = [...]`, `__all__ += (...)`): names
+    other modules import from it."""
+    names = set()
+    for statement in module.body:
+        if isinstance(statement, nodes.Assign):
+            targets = statement.targets
+        elif isinstance(statement, nodes.AugAssign):
+            targets = [statement.target]
+        else:
+            continue
+        if any(isinstance(target, nodes.AssignName) and target.name == "__all__" for target in targets) \
+                and isinstance(statement.value, (nodes.List, nodes.Tuple)):
+            names.update(element.value for element in statement.value.elts
+                         if isinstance(element, nodes.Const) and isinstance(element.value, str))
+    return frozenset(names)

@@ -186,7 +186,7 @@ def _module_constant(module: nodes.Module, name: str) -> nodes.NodeNG | None:
 
 def _guards_contiguous_workaround(node: nodes.NodeNG) -> bool:
     """`if x.device.type == "cuda" [and ...]:` whose whole body makes tensors contiguous."""
-    comparison = _comparison_of(node)
+    comparison = comparison_of(node)
     if comparison is None or len(comparison.ops) != 1 or comparison.ops[0][0] not in ("==", "in", "is"):
         return False
     test = comparison
@@ -372,7 +372,7 @@ def _attribute_name(node: nodes.NodeNG) -> bool:
 
 def _compared_with_attribute_parameter(node: nodes.NodeNG) -> bool:
     """`name == "cuda"` or `name in {...}` where `name` is the attribute `__getattr__` is asked for."""
-    compare = _comparison_of(node)
+    compare = comparison_of(node)
     if compare is None:
         return False
     function = compare.scope()
@@ -386,7 +386,7 @@ def _compared_with_attribute_parameter(node: nodes.NodeNG) -> bool:
 
 
 def _compared_with_device_name_query(node: nodes.NodeNG) -> bool:
-    compare = _comparison_of(node)
+    compare = comparison_of(node)
     if compare is None:
         return False
     sources = tables().not_values.device_name_sources
@@ -408,8 +408,10 @@ def _calls_one_of(node: nodes.NodeNG, callees: frozenset[str]) -> bool:
     return False
 
 
-def _comparison_of(node: nodes.NodeNG) -> nodes.Compare | None:
-    """The comparison `node` is an operand of, directly or as an element of a literal collection."""
+def comparison_of(node: nodes.NodeNG) -> nodes.Compare | None:
+    """The comparison `node` is an operand of, directly or as an element of a literal collection
+    (`device == "cuda"`, `x.dtype in (torch.qint8, torch.quint8)`): what it names is told apart
+    there, never asked for."""
     while isinstance(node.parent, _COLLECTIONS):
         node = node.parent
     return node.parent if isinstance(node.parent, nodes.Compare) else None

@@ -7,6 +7,7 @@
     torch.device("cuda", torch.cuda.current_device())  the device a torch.cuda call indexes
     [f"cuda:{i}" for i in range(torch.cuda.device_count())]  the devices a torch.cuda call counts
     device == "cuda" and not torch.cuda.is_available() the device a torch.cuda test is asked beside
+    torch.autocast("cuda", enabled=x.is_cuda)         the device of the call a test switches on (kornia)
     {"cuda": torch.cuda.empty_cache, "xpu": ...}      the device a dispatch table's entry is for
     {"cuda": "nccl", "cpu": "gloo", "xpu": "xccl"}    the backend a device's entry names
 
@@ -28,6 +29,7 @@ from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.not_values import keyed_by_device_type
 from npu_lint.core.findings import Applicability, Edit, Finding, Fix, Position, Related
 
+_STRING_TESTS = frozenset({"startswith", "endswith"})
 # The device-string rules (rules/device-strings.yaml) and the backend strings (rules/distributed.yaml)
 # whose finding is part of the port of the test or call that takes or picks the string.
 DEVICE_STRING_RULES = frozenset({"NPU110", "NPU111", "NPU201", "NPU204"})
@@ -44,12 +46,21 @@ def device_parts(node: nodes.NodeNG) -> list:
 
 def _compared_beside(node: nodes.NodeNG) -> list:
     """`device == "cuda" and not torch.cuda.is_available()` (a test's skip), `dist.is_nccl_available()
-    and backend == "nccl"`: the strings compared in the same `and`/`or`. Renamed alone, the test
-    would no longer skip "cuda" on the NPU, where "cuda" then fails."""
+    and backend == "nccl"`, `device.startswith("cuda") and not torch.cuda.is_available()` (funasr's
+    auto_model.py): the strings compared in the same `and`/`or`. Renamed alone, the test would no
+    longer skip "cuda" on the NPU, where "cuda" then fails."""
     _test, siblings = test_expression(node)
-    return [operand for sibling in siblings if isinstance(sibling, nodes.Compare)
-            for operand in (sibling.left, *(other for _op, other in sibling.ops))
+    return [operand for sibling in siblings for operand in _compared_operands(sibling)
             if isinstance(operand, nodes.Const) and isinstance(operand.value, str)]
+
+
+def _compared_operands(test: nodes.NodeNG) -> tuple:
+    if isinstance(test, nodes.Compare):
+        return (test.left, *(other for _op, other in test.ops))
+    if isinstance(test, nodes.Call) and isinstance(test.func, nodes.Attribute) \
+            and test.func.attrname in _STRING_TESTS:
+        return tuple(test.args)  # `device.startswith("cuda")`
+    return ()
 
 
 def _taken_or_picked(node: nodes.NodeNG) -> list:
@@ -92,6 +103,10 @@ def _taken_or_picked(node: nodes.NodeNG) -> list:
     choice = node.parent
     if isinstance(choice, nodes.IfExp) and choice.test is node:
         return [choice.body if positive else choice.orelse]
+    if isinstance(choice, nodes.Keyword) and isinstance(choice.parent, nodes.Call):
+        # torch.autocast("cuda", enabled=x.is_cuda): the device of the call the test switches on
+        call = choice.parent
+        return [*call.args, *(k.value for k in call.keywords or () if k is not choice)]
     return []
 
 

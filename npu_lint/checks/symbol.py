@@ -8,7 +8,9 @@ A rule without such a fix says a decorated function once: stacked decorators it 
 (`@triton.autotune(...)`, `@triton.heuristics(...)`, `@triton.jit` on one kernel) are one
 finding, on the outermost, with the others as related locations. It says a class once too:
 a subclass's own uses of its flagged base (`DataParallel.__init__(self, ...)` in
-`class MultiDeviceKernel(DataParallel)`, gpytorch) are part of being one, said at the base.
+`class MultiDeviceKernel(DataParallel)`, gpytorch) are part of being one, said at the base. And
+a setting once: a name read in the value assigned to it (`cudnn.enabled = cfg.get("cudnn_enabled",
+cudnn.enabled)`, funasr) is said at the target.
 """
 from __future__ import annotations
 
@@ -78,6 +80,8 @@ class SymbolCheck(Check):
                             for other, other_qname in stacked[1:])
             if _inside_subclass_of(node, qname):
                 return  # said at the class's base
+            if _read_for_own_write(outermost_attribute(node), qname):
+                return  # said at the write
         replacement, edit = self._replacement(qname, parts[index:], ctx)
         if edit is not None and self._callee_stays(outermost_attribute(node), ctx):
             edit = None
@@ -156,6 +160,15 @@ def _called_bare(node) -> bool:
     """`dist.is_nccl_available()`: a call without arguments, which a conditional may test."""
     call = node.parent
     return isinstance(call, nodes.Call) and call.func is node and not call.args and not call.keywords
+
+
+def _read_for_own_write(top, qname: str) -> bool:
+    """Is `top` read in the value assigned to that same name (funasr's `torch.backends.cudnn.enabled
+    = kwargs.get("cudnn_enabled", torch.backends.cudnn.enabled)`)? The statement is one setting
+    to port, said at its target."""
+    statement = top.statement()
+    return isinstance(statement, nodes.Assign) and statement.value.parent_of(top) and any(
+        written == qname for target in statement.targets for _part, written in chain_parts(target))
 
 
 def _inside_subclass_of(node, qname: str) -> bool:

@@ -22,6 +22,7 @@ from npu_lint.analysis.cuda_library_guards import argument_of_library_call, guar
 from npu_lint.analysis.cuda_objects import object_uses
 from npu_lint.analysis.flags import flag_reads
 from npu_lint.analysis.guards import guarded_by_hasattr
+from npu_lint.analysis.legacy_fallbacks import legacy_amp_fallback
 from npu_lint.analysis.names import (
     ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top, qualified_name, statements_after
 )
@@ -70,6 +71,8 @@ class TorchCudaApi(Check):
 
     def visit(self, node, ctx: ModuleContext) -> None:
         if isinstance(node, nodes.ImportFrom):
+            if legacy_amp_fallback(node, self.release):
+                return  # `except ImportError: from torch.cuda.amp import GradScaler`: the target never gets here
             uses = _from_import_uses(node, ctx, self.release)
         elif isinstance(node, nodes.Import):
             uses = _import_uses(node, ctx, self.release)

@@ -6,7 +6,9 @@ torch.float64`, `.double()`, `.to(torch.float64)`, `torch.cuda.DoubleTensor(...)
 assigned once from one (`x = torch.randn(3).double(); x.lgamma()`).
 
 NPU305: dtypes the NPU does not support at all: the quantized dtypes of
-`torch_npu.unsupported_dtype` and uint64 (no arithmetic kernels).
+`torch_npu.unsupported_dtype` and uint64 (no arithmetic kernels). A comparison
+(`x.dtype == torch.quint8`, `dtype in (torch.qint8, torch.int8)`) asks for no tensor of the dtype:
+it tells one apart, so it is left alone.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from npu_lint.analysis.call_owners import add_related, drop, report_about
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import in_cpu_call, made_on_cpu
 from npu_lint.analysis.names import keyword, qualified_name, single_value
+from npu_lint.analysis.not_values import comparison_of
 from npu_lint.checks.base import Check
 from npu_lint.checks.operator_calls import (
     TENSOR, call_on_cpu, chip_of, last_parts, load_api_table, operators_for, release_of, resolve_call, resolve_chain
@@ -273,7 +276,7 @@ class DtypeUnsupportedOnNpu(Check):
 
     def visit(self, node, ctx: ModuleContext) -> None:
         found = resolve_chain(node, ctx, self.names, frozenset())
-        if found is None or found[0] not in self.reasons or in_cpu_call(node):
+        if found is None or found[0] not in self.reasons or in_cpu_call(node) or comparison_of(node) is not None:
             return
         ctx.report(self.rule, node, confidence=found[1], dtype=found[0], reason=self.reasons[found[0]],
                    release=self.release, workaround=self.advice[found[0]])
