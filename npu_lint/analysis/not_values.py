@@ -116,7 +116,7 @@ def _device_of_traced_constant(node: nodes.NodeNG) -> bool:
             and parent.func.attrname in ("startswith", "endswith") and node in parent.args:
         subject = parent.func.expr
     else:
-        compare = _comparison_of(node)
+        compare = comparison_of(node)
         if compare is None or len(compare.ops) != 1:
             return False
         subject = compare.ops[0][1] if compare.left is node else compare.left
