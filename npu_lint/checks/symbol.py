@@ -19,6 +19,7 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import in_cpu_call
 from npu_lint.analysis.names import (ATTRIBUTE_NODES, chain_parts, in_annotation, in_type_test, is_chain_top,
                                      name_trigger, outermost_attribute, qualified_name)
+from npu_lint.analysis.npu_modules import uses_npu_build
 from npu_lint.analysis.probes import probed
 from npu_lint.checks.base import Check
 from npu_lint.checks.device_choice import fold_device_strings
@@ -69,6 +70,8 @@ class SymbolCheck(Check):
             return  # `isinstance(model, nn.DataParallel)` asks; the construction is what to port
         if probed(outermost_attribute(node)):
             return  # `hasattr(torch.backends.cudnn, "flags")` asks whether a name exists; it uses nothing
+        if uses_npu_build(ctx, qname):
+            return  # `@triton.jit` in the project's Ascend kernels: compiled by triton-ascend
         related = ()
         if not (self.replace_last or self.replace_prefix):
             stacked = self._stacked_decorators(outermost_attribute(node))
