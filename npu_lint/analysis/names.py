@@ -86,9 +86,10 @@ def _name_binding(node: nodes.Name) -> str | None:
 
 
 def _import_fallback(assignment: nodes.NodeNG) -> bool:
-    """`try: import torch` / `except ImportError: torch = None` (Liger-Kernel's multi-GPU tests): the
-    None an exception handler binds when the import fails. Where the name is used as a module
-    (`torch.cuda.synchronize()`), it is the imported one: None has no attributes."""
+    """`try: import torch` / `except ImportError: torch = None` (Liger-Kernel's multi-GPU tests), also
+    `A = B = None` (torchao's tests, for imported classes): the None an exception handler binds when
+    the import fails. Where the name is used (`torch.cuda.synchronize()`, `RowwiseParallel()`), it
+    is the imported one: None has no attributes and is not called."""
     statement = assignment.parent
     return (isinstance(assignment, nodes.AssignName) and isinstance(statement, nodes.Assign)
             and isinstance(statement.value, nodes.Const) and statement.value.value is None
