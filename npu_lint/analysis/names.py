@@ -74,6 +74,8 @@ def _name_binding(node: nodes.Name) -> str | None:
             return starred
     bound = None
     for assignment in assignments:
+        if _import_fallback(assignment):
+            continue  # `except ImportError: torch = None`: used as a module, the name is the import
         if not isinstance(assignment, (nodes.Import, nodes.ImportFrom)):
             return None  # rebound by something else: leave it to inference
         name = imported_name(assignment, node.name)
@@ -81,6 +83,17 @@ def _name_binding(node: nodes.Name) -> str | None:
             return None
         bound = name
     return bound
+
+
+def _import_fallback(assignment: nodes.NodeNG) -> bool:
+    """`try: import torch` / `except ImportError: torch = None` (Liger-Kernel's multi-GPU tests), also
+    `A = B = None` (torchao's tests, for imported classes): the None an exception handler binds when
+    the import fails. Where the name is used (`torch.cuda.synchronize()`, `RowwiseParallel()`), it
+    is the imported one: None has no attributes and is not called."""
+    statement = assignment.parent
+    return (isinstance(assignment, nodes.AssignName) and isinstance(statement, nodes.Assign)
+            and isinstance(statement.value, nodes.Const) and statement.value.value is None
+            and isinstance(statement.parent, nodes.ExceptHandler))
 
 
 def _is_star_import(assignment: nodes.NodeNG) -> bool:

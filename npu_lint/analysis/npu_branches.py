@@ -27,7 +27,8 @@ take is not reported. A path is off the NPU when
   is CUDA: `if "cuda" in str(device):`), next to an `if` that asks for the NPU and does the
   NPU's part (`if is_torch_cuda_available(): ...` then
   `if is_torch_npu_available(): ... torch.npu.get_device_name()`, LLaMA-Factory's env.py;
-  axolotl's utils/distributed.py): each device has its own test;
+  axolotl's utils/distributed.py), also past other devices' tests (`if device == "xpu":`
+  between, Liger-Kernel's utils.py): each device has its own test;
 - it does CUDA's part of what a statement of the same block, `if <NPU test>:`, does for the NPU:
   every torch.cuda name it uses (beyond the test) has its torch.npu twin in that body
   (transformers' Trainer saves and restores each device's RNG state in an `if` per device, and
@@ -57,6 +58,7 @@ _COMPOUND = (nodes.If, nodes.For, nodes.While, nodes.With, nodes.Try, nodes.Func
 _SHORT_BRANCH = 3
 _DEVICE_WORDS = frozenset({"cuda", "gpu", "gpus", "device", "devices", "accelerator", "cudnn"})
 _CUDA_STRING = re.compile(r"cuda(:|$)", re.IGNORECASE)
+_DEVICE_NAME = re.compile(r"[a-z]+(:\d*)?", re.IGNORECASE)  # "xpu", "mps", "cuda:0"
 _DISPLAYS = (nodes.Tuple, nodes.List, nodes.Set)
 _COMPREHENSIONS = (nodes.ListComp, nodes.SetComp, nodes.GeneratorExp)
 _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
@@ -229,9 +231,33 @@ def _cuda_probe_beside_npu_probe(statement: nodes.If) -> bool:
     `torch.npu.get_device_name()`)."""
     if statement.orelse or not (_probes_cuda(statement.test) or _tests_cuda_device(statement.test)):
         return False
-    return any(isinstance(other, nodes.If) and not other.orelse and _polarity(other.test) == POSITIVE
-               and any(names_npu(stmt) for stmt in other.body)
-               for other in (statement.previous_sibling(), statement.next_sibling()))
+    return any(_polarity(other.test) == POSITIVE and any(names_npu(stmt) for stmt in other.body)
+               for other in _device_tests_beside(statement))
+
+
+def _device_tests_beside(statement: nodes.If) -> Iterable[nodes.If]:
+    """The `if` statements (without `else`) next to `statement`, and past them while each tests
+    for one device: `if device == "cuda": ...`, `if device == "xpu": ...`, `if device == "npu":
+    ...` (Liger-Kernel's infer_device_arch) is one test per device, the NPU's two steps away."""
+    for step in (nodes.If.previous_sibling, nodes.If.next_sibling):
+        other = step(statement)
+        while isinstance(other, nodes.If) and not other.orelse:
+            yield other
+            if not _tests_one_device(other.test):
+                break
+            other = step(other)
+
+
+def _tests_one_device(test: nodes.NodeNG) -> bool:
+    """`device == "xpu"`, `"mps" in str(device)`, `torch.xpu.is_available()`: a test for one
+    device, as a family of per-device `if` statements has one each."""
+    if isinstance(test, nodes.Call):
+        return not test.args and not test.keywords and "available" in {
+            word for name in _words(test.func) for word in identifier_words(name)}
+    if not isinstance(test, nodes.Compare) or len(test.ops) != 1 or test.ops[0][0] not in ("==", "in", "is"):
+        return False
+    return any(isinstance(side, nodes.Const) and isinstance(side.value, str) and _DEVICE_NAME.fullmatch(side.value)
+               for side in (test.left, test.ops[0][1]))
 
 
 def _probes_cuda(test: nodes.NodeNG) -> bool:

@@ -28,7 +28,8 @@ Functions and methods come in such families too, one per device beside each othe
         def cuda(self): ... v.cuda() ...
         def npu(self): ... v.npu() ...
 
-A function whose name has a `cuda` or `gpu` word is the CUDA member when the class or module
+A function whose name has a `cuda` or `gpu` word, or names a GPU vendor (`_infer_nvidia_arch`,
+`_infer_amd_arch`: ROCm answers through torch.cuda), is the CUDA member when the class or module
 that defines it also defines its twin: the same name with `npu` for that word. Rewriting the
 CUDA one would make `is_cuda_available()` answer for the NPU, or `.cuda()` move data to the NPU.
 """
@@ -51,6 +52,8 @@ _CUDA_WORDS = frozenset({"cuda", "gpu"})
 # accelerator used beside the NPU) may run on the NPU host too.
 _OTHER_DEVICE_WORDS = frozenset({"hpu", "habana", "gaudi", "mps", "xpu", "mlu", "musa", "sdaa", "dipu", "tpu", "xla"})
 _FAMILY_WORDS = _CUDA_WORDS | _OTHER_DEVICE_WORDS
+# GPU vendors, whose functions beside an NPU twin are that family's CUDA member (ROCm is torch.cuda)
+_TWIN_WORDS = _CUDA_WORDS | frozenset({"nvidia", "amd", "rocm"})
 _NPU_WORDS = frozenset({"npu", "ascend"})
 # Bases too common to make two classes implementations of one interface.
 _GENERIC_BASES = frozenset({"object", "ABC", "Module", "Enum", "Generic", "Protocol", "Exception",
@@ -87,7 +90,7 @@ def _has_npu_twin(function: nodes.FunctionDef) -> bool:
 
 def _twin_defined(function: nodes.FunctionDef) -> bool:
     words = identifier_words(function.name)
-    twins = {words[:index] + ("npu",) + words[index + 1:] for index, word in enumerate(words) if word in _CUDA_WORDS}
+    twins = {words[:index] + ("npu",) + words[index + 1:] for index, word in enumerate(words) if word in _TWIN_WORDS}
     if not twins or function.parent is None:
         return False
     definer = function.parent.frame()  # the class or module (or function) whose body defines it

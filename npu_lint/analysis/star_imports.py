@@ -12,8 +12,9 @@ file linted afterwards. Library modules (`from torch import *`) are not followed
 names functions, not the modules `torch.cuda` chains start at.
 
 Only import bindings are answered: `torch` -> "torch", `nn` -> "torch.nn". A name the module
-binds otherwise (an assignment, a def, a fallback after `except ImportError`) answers None, like
-a module's own name in `names.py`.
+binds otherwise (an assignment, a def) answers None, like a module's own name in `names.py`; the
+None an `except ImportError:` binds when the import fails (`maybe_torch = None`) does not count
+there either: where the name is used as a module, it is the import.
 """
 from __future__ import annotations
 
@@ -152,7 +153,13 @@ def _summarize(tree: ast.Module) -> _Summary:
             qname = _UNKNOWN  # bound twice, differently
         bindings[local] = qname
 
+    # `except ImportError: torch = None`: used as a module, the name is the import
+    fallbacks = {id(stmt) for handler in ast.walk(tree) if isinstance(handler, ast.ExceptHandler)
+                 for stmt in handler.body if isinstance(stmt, ast.Assign)
+                 and isinstance(stmt.value, ast.Constant) and stmt.value.value is None}
     for stmt in _top_level(tree.body):
+        if id(stmt) in fallbacks:
+            continue
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:
                 if alias.asname:

@@ -20,15 +20,26 @@ TRANSFER_IMPORT = "from torch_npu.contrib import transfer_to_npu"
 class TransferFacts:
     reaches: dict[str, str]
     cuda_path_libraries: tuple[str, ...]
+    # package -> the wrapped function its classes hand `device=` to (torch.nn -> torch.empty)
+    device_passed_on: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    def passes_device_to(self, qname: str) -> str | None:
+        """The wrapped function a class of such a package hands its device to: `torch.nn.Linear`
+        builds its weight with torch.empty. Classes only (capitalized), not the package's functions."""
+        for package, function in self.device_passed_on.items():
+            if qname.startswith(package + ".") and qname.rsplit(".", 1)[-1][:1].isupper():
+                return function
+        return None
 
 
 @functools.lru_cache(maxsize=1)
 def transfer_facts() -> TransferFacts:
     data = load_yaml(data_file(TRANSFER_FILE)) or {}
     reaches, libraries = data.get("reaches", {}), data.get("cuda_path_libraries", [])
-    if not isinstance(reaches, dict) or not isinstance(libraries, list):
-        raise RuleDataError(TRANSFER_FILE, None, "reaches", "expected a mapping and a list")
-    return TransferFacts(dict(reaches), tuple(libraries))
+    passed_on = data.get("device_passed_on", {})
+    if not isinstance(reaches, dict) or not isinstance(libraries, list) or not isinstance(passed_on, dict):
+        raise RuleDataError(TRANSFER_FILE, None, "reaches", "expected mappings and a list")
+    return TransferFacts(dict(reaches), tuple(libraries), {str(k): str(v) for k, v in passed_on.items()})
 
 
 def _wrapped_set(wrapper: str, release: str) -> frozenset[str]:
@@ -46,6 +57,17 @@ def call_is_wrapped(call: nodes.Call, wrapper: str, release: str) -> bool:
         name = call.func.attrname
         return f"torch.Tensor.{name}" in wrapped or f"torch.nn.Module.{name}" in wrapped
     return False
+
+
+def device_is_rewritten(call: nodes.Call, wrapper: str, release: str) -> bool:
+    """Does transfer_to_npu's `wrapper` rewrite the device this call is given: a wrapped call, or a
+    class that hands its `device=` to a wrapped function (`nn.Linear(4, 4, device="cuda")` builds
+    its weight with torch.empty)? Only the device goes on: its other arguments are not rewritten."""
+    if call_is_wrapped(call, wrapper, release):
+        return True
+    qname = qualified_name(call.func)
+    passed_to = transfer_facts().passes_device_to(qname) if qname is not None else None
+    return passed_to is not None and passed_to in _wrapped_set(wrapper, release)
 
 
 def enclosing_call(node: nodes.NodeNG) -> nodes.Call | None:

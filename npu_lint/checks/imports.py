@@ -14,6 +14,7 @@ from npu_lint.analysis.call_owners import add_related, drop, report_about
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.library_uses import library_uses
 from npu_lint.analysis.names import keyword, last_name, qualified_name
+from npu_lint.analysis.npu_modules import uses_npu_build
 from npu_lint.analysis.own_packages import is_own_package
 from npu_lint.checks.base import Check
 from npu_lint.core.suppression_comments import may_hide
@@ -78,6 +79,8 @@ class ImportCheck(Check):
             module = self._matched(name)
             if module and is_own_package(ctx, module):
                 return  # bitsandbytes importing bitsandbytes: its CUDA code is reported where written
+            if module and uses_npu_build(ctx, module):
+                return  # `import triton` in the project's Ascend kernels: triton-ascend is the port
             if module:
                 self._report_once(ctx, node, module, self._suggestion(imported), self._uses(node, ctx))
                 return
@@ -110,7 +113,7 @@ class ImportCheck(Check):
         what it returns depends on the helper (a module, a `(module, flag)` pair, a stub)."""
         name = _string_imported(call)
         module = self._matched(name) if name else None
-        if module is None or is_own_package(ctx, module):
+        if module is None or is_own_package(ctx, module) or uses_npu_build(ctx, module):
             return
         # optional_import("apex.normalization", name="InstanceNorm3dNVFuser") imports one member
         member = keyword(call, "name") if last_name(call.func) == "optional_import" else None

@@ -16,7 +16,7 @@ from astroid import nodes, util
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import keyword, last_name, name_trigger, qualified_name, single_value
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
-from npu_lint.analysis.transfer import call_is_wrapped
+from npu_lint.analysis.transfer import device_is_rewritten
 from npu_lint.checks.base import Check
 from npu_lint.checks.operator_calls import has_star_arguments, release_of
 from npu_lint.core.findings import Applicability, Confidence, Edit
@@ -65,7 +65,7 @@ class IntegerDeviceMeansCuda(Check):
         confidence = _integer_confidence(value, self.integer_results)
         if confidence is None:
             return
-        if self.settings.strategy == "auto" and call_is_wrapped(node, _TRANSFER_WRAPPER, self.release):
+        if self.settings.strategy == "auto" and device_is_rewritten(node, _TRANSFER_WRAPPER, self.release):
             return  # transfer_to_npu rewrites the integer to "npu:N" at run time
         replacement, edit = _replacement(ctx, value)
         ctx.report(self.rule, value, confidence=confidence, edits=(edit,) if edit else (),

@@ -14,6 +14,7 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.kernel_wrappers import applied_decorator
 from npu_lint.analysis.library_uses import LibraryUse, library_uses
 from npu_lint.analysis.names import imported_name, qualified_name, registration_key
+from npu_lint.analysis.npu_modules import uses_npu_build
 from npu_lint.analysis.own_packages import is_own_package
 from npu_lint.analysis.torch_npu_import import imports_torch_npu
 from npu_lint.checks.base import Check
@@ -55,6 +56,7 @@ class CudaOnlyLibraryCall(Check):
         advice = self.table.advice_for(use.qname)
         return not (advice is None or advice.covered_by or advice.runs_on_npu
                     or is_own_package(ctx, use.library)  # the library's own code
+                    or uses_npu_build(ctx, use.library)  # the project's kernels for triton-ascend
                     or _inside_covered_kernel(use.node, self.table)
                     # `@tracer.register_leaf_module_impl(apex.FusedRMSNorm)`: a key, the import is the finding
                     or (use.role == "reference" and registration_key(use.node))

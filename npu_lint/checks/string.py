@@ -32,7 +32,7 @@ from npu_lint.analysis.arguments import argument_role, is_docstring
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.not_values import literal_members_declaring, not_a_value
-from npu_lint.analysis.transfer import call_is_wrapped, enclosing_call
+from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call
 from npu_lint.checks.base import Check
 from npu_lint.checks.device_choice import absorb, fold_device_strings, fold_table_entries
 from npu_lint.core.findings import Applicability, Edit, Related
@@ -159,7 +159,8 @@ class StringCheck(Check):
         if self.outside_wrapper is not None:
             call = enclosing_call(expression)
             release = self.settings.release
-            if call is not None and call_is_wrapped(call, self.outside_wrapper, release):
+            rewritten = device_is_rewritten if self.inside == "device" else call_is_wrapped
+            if call is not None and rewritten(call, self.outside_wrapper, release):
                 return  # transfer_to_npu rewrites this argument at run time
         edit, renamed = None, None
         for old, new in self.replace.items():

@@ -21,10 +21,12 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import in_cpu_call
 from npu_lint.analysis.names import (ATTRIBUTE_NODES, chain_parts, in_annotation, in_type_test, is_chain_top,
                                      name_trigger, outermost_attribute, qualified_name)
+from npu_lint.analysis.npu_modules import uses_npu_build
 from npu_lint.analysis.probes import probed
 from npu_lint.checks.base import Check
-from npu_lint.checks.device_choice import fold_device_strings
+from npu_lint.checks.device_choice import absorb, fold_device_strings
 from npu_lint.core.findings import Edit
+from npu_lint.core.suppression_comments import may_hide
 
 
 class SymbolCheck(Check):
@@ -71,6 +73,8 @@ class SymbolCheck(Check):
             return  # `isinstance(model, nn.DataParallel)` asks; the construction is what to port
         if probed(outermost_attribute(node)):
             return  # `hasattr(torch.backends.cudnn, "flags")` asks whether a name exists; it uses nothing
+        if uses_npu_build(ctx, qname):
+            return  # `@triton.jit` in the project's Ascend kernels: compiled by triton-ascend
         related = ()
         if not (self.replace_last or self.replace_prefix):
             stacked = self._stacked_decorators(outermost_attribute(node))
@@ -92,25 +96,44 @@ class SymbolCheck(Check):
         )
         if len(ctx.findings) > count and _called_bare(node):
             ctx.scratch.setdefault(self, []).append((node, ctx.findings[-1]))
+        if len(ctx.findings) > count and self.fix_with_callee:
+            self._note_callee_part(outermost_attribute(node), qname, ctx.findings[-1], ctx)
 
     def leave_module(self, ctx: ModuleContext) -> None:
         if self.settings.strategy == "manual" and self in ctx.scratch:
             # `"nccl" if dist.is_nccl_available() else "gloo"`: the backend is part of the test's port
             fold_device_strings(ctx, ctx.scratch[self])
+        if (self, "callee parts") in ctx.scratch:
+            _fold_into_callees(ctx, *ctx.scratch[(self, "callee parts")])
+
+    def _note_callee_part(self, top, qname: str, finding, ctx: ModuleContext) -> None:
+        """Remember a finding on a `fix_with_callee` call (`torch.profiler.profile(...)`), or on an
+        argument of one (`torch.profiler.ProfilerActivity.CPU`, `torch.profiler.schedule(...)`)."""
+        callees, arguments = ctx.scratch.setdefault((self, "callee parts"), ({}, []))
+        if isinstance(top.parent, nodes.Call) and top.parent.func is top and qname in self.fix_with_callee:
+            callees[top.parent] = finding
+            return
+        call = self._callee_call(top)
+        if call is not None:
+            arguments.append((call, finding))
+
+    def _callee_call(self, top) -> nodes.Call | None:
+        """The `fix_with_callee` call whose argument `top` is (directly, or in a list or keyword)."""
+        expression = top.parent if isinstance(top.parent, nodes.Call) and top.parent.func is top else top
+        while isinstance(expression.parent, (nodes.List, nodes.Tuple, nodes.Set, nodes.Keyword, nodes.Starred)):
+            expression = expression.parent
+        call = expression.parent
+        if not isinstance(call, nodes.Call) or call.func is expression:
+            return None
+        return call if qualified_name(call.func) in self.fix_with_callee else None
 
     def _callee_stays(self, top, ctx: ModuleContext) -> bool:
         """Is `top` an argument of a `fix_with_callee` call that no fix rewrites, because the
         callee is not written out in full (`from torch.profiler import profile`)?"""
         if not self.fix_with_callee:
             return False
-        expression = top.parent if isinstance(top.parent, nodes.Call) and top.parent.func is top else top
-        while isinstance(expression.parent, (nodes.List, nodes.Tuple, nodes.Set, nodes.Keyword, nodes.Starred)):
-            expression = expression.parent
-        call = expression.parent
-        if not isinstance(call, nodes.Call) or call.func is expression:
-            return False
-        callee = qualified_name(call.func)
-        return callee in self.fix_with_callee and ctx.node_text(call.func) != callee
+        call = self._callee_call(top)
+        return call is not None and ctx.node_text(call.func) != qualified_name(call.func)
 
     def _suggestion(self, qname: str) -> str:
         parts = qname.split(".")
@@ -154,6 +177,26 @@ class SymbolCheck(Check):
                         return replacement, Edit(ctx.start(part), ctx.end(part), new)
                 return replacement, None
         return "", None
+
+
+def _fold_into_callees(ctx: ModuleContext, callees: dict, arguments: list) -> None:
+    """`torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], schedule=
+    torch.profiler.schedule(...))`: the arguments this rule reports move with the call (torch_npu's
+    profile takes only its own activities and schedule), so they are one port and one finding,
+    whose fix renames them all (or, for a `profile` imported by name, which no fix renames, whose
+    message lists them). Not when the call's line may hide its finding (`# noqa`)."""
+    present = {id(finding) for finding in ctx.findings}
+    merged, dropped = {}, set()
+    for call, finding in arguments:
+        callee = callees.get(call)
+        if callee is None or id(callee) not in present or id(finding) not in present \
+                or callee.fix is None or finding.fix is None \
+                or may_hide(ctx.index.line(callee.start.line), callee.code, callee.name):
+            continue
+        merged[id(callee)] = absorb(merged.get(id(callee), callee), finding)
+        dropped.add(id(finding))
+    if merged:
+        ctx.findings[:] = [merged.get(id(f), f) for f in ctx.findings if id(f) not in dropped]
 
 
 def _called_bare(node) -> bool:

@@ -41,6 +41,8 @@ class LibraryTable:
     # NPU off them is no CUDA-only code (analysis/cuda_library_guards.py)
     without_npu_kernels: tuple[str, ...] = ()
     cuda_builds: frozenset[str] = frozenset()  # pip's names of libraries' CUDA builds (onnxruntime-gpu)
+    # top module -> Ascend's build of it under that name (triton -> triton-ascend)
+    npu_builds: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def guarded_library_of(self, qname: str) -> str | None:
         """The CUDA-only library, or the library without NPU kernels, that qname belongs to."""
@@ -97,8 +99,9 @@ def parse_table(text: str, file: str = LIBRARIES_FILE) -> LibraryTable:
             if not (entry.advice or entry.covered_by or entry.runs_on_npu):
                 raise KeyError(f"{key}: needs advice, covered_by or runs_on_npu")
         table = LibraryTable(libraries, symbols, tuple(map(str, data.get("without_npu_kernels", ()))),
-                             frozenset(map(str, data.get("cuda_builds", ()))))
-        for key in symbols:
+                             frozenset(map(str, data.get("cuda_builds", ()))),
+                             {str(k): str(v) for k, v in (data.get("npu_builds") or {}).items()})
+        for key in (*symbols, *table.npu_builds):
             if table.library_of(key) is None:
                 raise KeyError(f"{key}: not under a listed library")
         return table
