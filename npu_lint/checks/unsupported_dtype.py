@@ -278,18 +278,6 @@ class DtypeUnsupportedOnNpu(Check):
         found = resolve_chain(node, ctx, self.names, frozenset())
         if found is None or found[0] not in self.reasons or in_cpu_call(node) or comparison_of(node) is not None:
             return
-        if _compared(node):
-            return  # `x.dtype == torch.quint8` asks which dtype a tensor has; what makes one is reported
         ctx.report(self.rule, node, confidence=found[1], dtype=found[0], reason=self.reasons[found[0]],
                    release=self.release, workaround=self.advice[found[0]])
 
-
-def _compared(node: nodes.NodeNG) -> bool:
-    """Is the dtype an operand of a comparison, or of a literal collection a membership test looks
-    in: `self.dtype == torch.quint8`, `dtype in [torch.qint32, torch.int32]` (torchao's pt2e
-    observers, kornia's and DeepSpeed's integer checks)? No tensor of it is made there."""
-    parent = node.parent
-    if isinstance(parent, (nodes.Tuple, nodes.List, nodes.Set)) and isinstance(parent.parent, nodes.Compare):
-        compare = parent.parent
-        return any(operand is parent and op in ("in", "not in") for op, operand in compare.ops)
-    return isinstance(parent, nodes.Compare)
