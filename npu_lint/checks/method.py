@@ -9,6 +9,7 @@ from npu_lint.analysis.cuda_library_guards import guards_cuda_library
 from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
+from npu_lint.checks.device_choice import fold_device_strings
 from npu_lint.core.findings import Applicability, Confidence
 
 _RECEIVER_LABEL = {
@@ -52,6 +53,7 @@ class MethodCheck(Check):
             return  # `if x.is_cuda: cupy.asarray(x)`: False on the NPU, as the port wants
         edit = edits.attribute_name_edit(ctx, node, self.replacement) if self.replacement else None
         neutral = self._device_neutral(node, ctx) if self.settings.strategy == "agnostic" else None
+        count = len(ctx.findings)
         ctx.report(
             self.rule, node.parent if called else node,
             confidence=_CONFIDENCE[kind],
@@ -60,6 +62,14 @@ class MethodCheck(Check):
             method=node.attrname, replacement=self.replacement or "", receiver=_RECEIVER_LABEL[kind],
             agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "",
         )
+        if not called and len(ctx.findings) > count:
+            ctx.scratch.setdefault(self, []).append((node, ctx.findings[-1]))
+
+    def leave_module(self, ctx: ModuleContext) -> None:
+        if self.settings.strategy == "manual" and self in ctx.scratch:
+            # `"cuda" if x.is_cuda else "cpu"` (TabPFN's autocast): the device the test picks is part
+            # of its port; renamed alone, `"npu" if x.is_cuda` picks the CPU for an NPU tensor
+            fold_device_strings(ctx, ctx.scratch[self])
 
     def _device_neutral(self, node: nodes.Attribute, ctx: ModuleContext):
         """`.cuda(non_blocking=True)` -> `.to(<device>, non_blocking=True)`; a call that names its own

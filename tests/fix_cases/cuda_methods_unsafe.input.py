@@ -15,3 +15,8 @@ on_gpu = x.is_cuda
 
 def step(batch):
     return batch.cuda()
+
+
+def in_float32(t):
+    with torch.amp.autocast("cuda" if t.is_cuda else "cpu", enabled=False):
+        return t.float()

@@ -15,3 +15,8 @@ on_gpu = x.is_npu
 
 def step(batch):
     return batch.npu()
+
+
+def in_float32(t):
+    with torch.amp.autocast("npu" if t.is_npu else "cpu", enabled=False):
+        return t.float()
