@@ -47,20 +47,25 @@ def device_parts(node: nodes.NodeNG) -> list:
 def _compared_beside(node: nodes.NodeNG) -> list:
     """`device == "cuda" and not torch.cuda.is_available()` (a test's skip), `dist.is_nccl_available()
     and backend == "nccl"`, `device.startswith("cuda") and not torch.cuda.is_available()` (funasr's
-    auto_model.py): the strings compared in the same `and`/`or`. Renamed alone, the test would no
-    longer skip "cuda" on the NPU, where "cuda" then fails."""
+    auto_model.py; TabPFN's AMP switch without the `not`): the strings compared in the same
+    `and`/`or`. Renamed alone, the test would no longer skip "cuda" on the NPU, where "cuda" then
+    fails."""
     _test, siblings = test_expression(node)
     return [operand for sibling in siblings for operand in _compared_operands(sibling)
             if isinstance(operand, nodes.Const) and isinstance(operand.value, str)]
 
 
-def _compared_operands(test: nodes.NodeNG) -> tuple:
+def _compared_operands(test: nodes.NodeNG) -> list:
+    """The operands `test` compares: both sides of a comparison, or the prefixes a string test asks
+    for (`device.startswith("cuda")`), also under a `not`."""
+    while isinstance(test, nodes.UnaryOp) and test.op == "not":
+        test = test.operand
     if isinstance(test, nodes.Compare):
-        return (test.left, *(other for _op, other in test.ops))
+        return [test.left, *(other for _op, other in test.ops)]
     if isinstance(test, nodes.Call) and isinstance(test.func, nodes.Attribute) \
             and test.func.attrname in _STRING_TESTS:
-        return tuple(test.args)  # `device.startswith("cuda")`
-    return ()
+        return list(test.args)
+    return []
 
 
 def _taken_or_picked(node: nodes.NodeNG) -> list:

@@ -26,3 +26,8 @@ def encode(feats, amp):
     # kornia's feature/dedode/encoder.py: renamed alone, "npu" would never be switched on
     with torch.autocast("cuda", enabled=amp and feats.is_cuda):
         return feats * 2
+
+
+def in_float32(t):
+    with torch.amp.autocast("cuda" if t.is_cuda else "cpu", enabled=False):
+        return t.float()

@@ -26,3 +26,8 @@ def encode(feats, amp):
     # kornia's feature/dedode/encoder.py: renamed alone, "npu" would never be switched on
     with torch.autocast("npu", enabled=amp and feats.is_npu):
         return feats * 2
+
+
+def in_float32(t):
+    with torch.amp.autocast("npu" if t.is_npu else "cpu", enabled=False):
+        return t.float()
