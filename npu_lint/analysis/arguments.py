@@ -126,12 +126,13 @@ def holder_name(node: nodes.NodeNG) -> str | None:
         return next((key.value for key, value in parent.items if value is node
                      and isinstance(key, nodes.Const) and isinstance(key.value, str)), None)
     if isinstance(parent, nodes.Arguments):
-        return _parameter_of_default(parent, node)
+        return parameter_of_default(parent, node)
     return None
 
 
 
-def _parameter_of_default(arguments: nodes.Arguments, node: nodes.NodeNG) -> str | None:
+def parameter_of_default(arguments: nodes.Arguments, node: nodes.NodeNG) -> str | None:
+    """The parameter whose default `node` is, in `def f(a, b=node, *, c=node)`."""
     positional = (arguments.posonlyargs or []) + (arguments.args or [])
     defaults = arguments.defaults or []
     for parameter, default in zip(positional[len(positional) - len(defaults):], defaults):

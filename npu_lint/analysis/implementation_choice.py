@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from npu_lint.analysis.arguments import tables
+from npu_lint.analysis.arguments import parameter_of_default, tables
 
 _COLLECTIONS = (nodes.Tuple, nodes.List, nodes.Set)
 _DEVICE_WORDS = frozenset({"cuda", "npu", "gpu", "auto"})
@@ -38,25 +38,13 @@ def _name_given(node: nodes.NodeNG) -> str | None:
     if isinstance(parent, nodes.Keyword):
         return parent.arg
     if isinstance(parent, nodes.Arguments):
-        return _parameter_of_default(parent, node)
+        return parameter_of_default(parent, node)
     while isinstance(parent, _COLLECTIONS):
         parent = parent.parent
     if isinstance(parent, nodes.Compare) and len(parent.ops) == 1:
         operands = (parent.left, parent.ops[0][1])
         names = [operand.name for operand in operands if isinstance(operand, nodes.Name)]
         return names[0] if names else None
-    return None
-
-
-def _parameter_of_default(arguments: nodes.Arguments, default: nodes.NodeNG) -> str | None:
-    positional = (arguments.posonlyargs or []) + (arguments.args or [])
-    defaults = arguments.defaults or []
-    for parameter, value in zip(positional[len(positional) - len(defaults):], defaults):
-        if value is default:
-            return parameter.name
-    for parameter, value in zip(arguments.kwonlyargs or [], arguments.kw_defaults or []):
-        if value is default:
-            return parameter.name
     return None
 
 
