@@ -2,9 +2,13 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import subprocess
 import sys
+import urllib.parse
+import urllib.request
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -44,6 +48,8 @@ def fetch_wheel(requirement: str, wheel_name: str, expected_sha256: Optional[str
         return path
     if path.exists():
         path.unlink()
+    if sdist and _download_from_index(requirement, wheel_name, path) and _matches(path, expected_sha256):
+        return path
     binary = "--no-binary=:all:" if sdist else "--only-binary=:all:"
     command = [sys.executable, "-m", "pip", "download", "--no-deps", binary,
                *pip_platform_args, "--dest", str(folder), requirement]
@@ -57,6 +63,35 @@ def fetch_wheel(requirement: str, wheel_name: str, expected_sha256: Optional[str
         raise WheelFetchError(f"{wheel_name}: sha256 {sha256_of(path)} differs from the recorded "
                               f"{expected_sha256}")
     return path
+
+
+SIMPLE_INDEX = "https://pypi.org/simple/"
+
+
+def _download_from_index(requirement: str, filename: str, path: Path) -> bool:
+    """Fetch the file `filename` of `requirement`'s project straight from PyPI's simple index (its
+    JSON form). For an sdist, `pip download` runs the project's setup.py to read its metadata, with
+    whatever setuptools the environment has: mmcv 2.1.0's imports pkg_resources, which the
+    setuptools that torch installs no longer ships. The file itself needs no build. False when the
+    index cannot be read or does not list the file; pip is tried then."""
+    project = re.sub(r"[-_.]+", "-", re.split(r"[=<>!~ ]", requirement, 1)[0]).lower()
+    address = urllib.parse.urljoin(SIMPLE_INDEX, f"{project}/")
+    request = urllib.request.Request(address, headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            files = json.load(response).get("files", [])
+        url = next((urllib.parse.urljoin(address, item["url"]) for item in files
+                    if item.get("filename") == filename), None)
+        if url is None:
+            return False
+        partial = path.with_name(path.name + ".part")
+        with urllib.request.urlopen(url, timeout=600) as response, open(partial, "wb") as handle:
+            for block in iter(lambda: response.read(1 << 20), b""):
+                handle.write(block)
+        os.replace(partial, path)
+        return True
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
 
 
 def _matches(path: Path, expected_sha256: Optional[str]) -> bool:
