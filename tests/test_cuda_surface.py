@@ -108,6 +108,19 @@ def test_device_positions_match_torchs_signatures():
         assert params[index] == "device", (name, index, params)
 
 
+@pytest.mark.torch
+def test_device_mesh_positions_match_torchs_signatures():
+    import importlib
+
+    positions = yaml.safe_load(data_file("arguments.yaml"))["roles"]["device"]["positional"]
+    meshes = {name: index for name, index in positions.items() if name.startswith("torch.distributed.")}
+    assert meshes, "the device mesh rows are gone from data/arguments.yaml"
+    for name, index in meshes.items():
+        module, _, attribute = name.rpartition(".")
+        params = list(inspect.signature(getattr(importlib.import_module(module), attribute)).parameters)
+        assert params[index] == "device_type", (name, index, params)
+
+
 def _npu_provides(replacement: str, facts) -> bool:
     """Independent of cuda_surface: read the wheel facts directly."""
     parts = replacement.split(".")[2:]
