@@ -58,6 +58,7 @@ from astroid import nodes
 
 from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument, imports_cuda_build
 from npu_lint.analysis.cuda_kernels import kernel_names, runs_cuda_kernel
+from npu_lint.analysis.arguments import argument_role, tables
 from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.names import identifier_words, qualified_name, statements_after
 from npu_lint.knowledge.library_advice import table
@@ -209,7 +210,36 @@ def argument_of_library_call(node: nodes.NodeNG) -> bool:
             qname = qualified_name(parent.func)
             if qname is not None and table().library_of(qname) is not None:
                 return True  # CUDA-only ones: torch_scatter's CPU kernels may still get the value
+            if qname is not None and _has_own_cuda_backend(qname) \
+                    and argument_role(child.value if isinstance(child, nodes.Keyword) else child) != "device":
+                # `WhisperModel(size, device="cuda" if torch.cuda.is_available() else "cpu")`,
+                # `isaacgymenvs.make(..., graphics_device_id=0 if torch.cuda.is_available() else -1)`:
+                # a test in the arguments of a library with CPU and CUDA backends of its own picks
+                # what the library does with CUDA. On an Ascend host it says no, and the library
+                # gets its CPU settings, the ones it can run there; torch.npu would say yes. Not
+                # in a torch device it is handed (Isaac Gym's `rl_device`): that one is ported.
+                return True
         child, parent = parent, parent.parent
+    return False
+
+
+def _has_own_cuda_backend(qname: str) -> bool:
+    """A callable of a library with CPU and CUDA backends of its own (data/arguments.yaml's
+    `library_device` callees: CTranslate2, faster-whisper, XGBoost, LightGBM, Warp, Isaac Gym)."""
+    role = tables().roles.get("library_device")
+    return role is not None and any(qname == module or qname.startswith(module + ".") for module in role.callees)
+
+
+def picked_by_cuda_query(expression: nodes.NodeNG) -> bool:
+    """`"cuda" if torch.cuda.is_available() else "cpu"`: a value chosen by asking torch.cuda, which
+    says no on an Ascend host (without transfer_to_npu), so the other branch is what runs there."""
+    if not isinstance(expression, nodes.IfExp):
+        return False
+    for node in _walk(expression.test):
+        if isinstance(node, nodes.Call):
+            qname = qualified_name(node.func)
+            if qname is not None and qname.startswith("torch.cuda."):
+                return True
     return False
 
 

@@ -30,6 +30,7 @@ from astroid import nodes
 from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.arguments import argument_role, is_docstring
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.cuda_library_guards import argument_of_library_call, picked_by_cuda_query
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.not_values import literal_members_declaring, not_a_value
 from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call
@@ -152,6 +153,10 @@ class StringCheck(Check):
             return
         if self.inside is None and role is not None:
             return  # `outside_argument` rules and plain patterns: another role's rule speaks
+        if self.settings.strategy != "auto" and picked_by_cuda_query(expression) and argument_of_library_call(expression):
+            # `WhisperModel(size, device="cuda" if torch.cuda.is_available() else "cpu")`: the test is
+            # the library's, left as it is, and says no on an Ascend host (without transfer_to_npu)
+            return
         if self.only_in == "comparison" and (not is_compared(expression) or isinstance(expression, nodes.BinOp)):
             return  # `"cuda:" + str(k) != last`: two strings the code built alike, not a device's name
         if self.only_in == "comparison" and _compared_with_option(expression):
