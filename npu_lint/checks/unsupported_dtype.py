@@ -12,6 +12,7 @@ it tells one apart, so it is left alone.
 """
 from __future__ import annotations
 
+import re
 from typing import Optional, Tuple
 
 from astroid import nodes
@@ -278,6 +279,33 @@ class DtypeUnsupportedOnNpu(Check):
         found = resolve_chain(node, ctx, self.names, frozenset())
         if found is None or found[0] not in self.reasons or in_cpu_call(node) or comparison_of(node) is not None:
             return
+        if _entry_of_dtype_table(node):
+            return
         ctx.report(self.rule, node, confidence=found[1], dtype=found[0], reason=self.reasons[found[0]],
                    release=self.release, workaround=self.advice[found[0]])
 
+
+
+# torch's dtype names, as a table lists them (`torch.float16`, `torch.uint64`, `torch.quint8`)
+_DTYPE_NAME = re.compile(r"^torch\.(u?int\d+|float\d+\w*|bfloat16|half|float|double|long|int|short|bool|"
+                         r"complex\d+|cfloat|cdouble|chalf|q\w+|bits\w+)$")
+MIN_TABLE_DTYPES = 3
+
+
+def _entry_of_dtype_table(node: nodes.NodeNG) -> bool:
+    """`{"F64": torch.float64, "U64": torch.uint64}` (safetensors' names in transformers),
+    `{torch.uint64: torch.int64}`, `SUPPORTED_QDTYPES = [torch.quint8, torch.qint8, ...]`
+    (torchao, torchrl, kornia): a table of dtypes translates or lists them and makes no tensor.
+    A dtype counts as a table's entry where its side of the table (a dict's keys or values, a
+    collection's elements) names at least three dtypes."""
+    parent = node.parent
+    if isinstance(parent, nodes.Dict):
+        keys = [key for key, _value in parent.items]
+        column = keys if any(key is node for key in keys) else [value for _key, value in parent.items]
+    elif isinstance(parent, (nodes.List, nodes.Tuple, nodes.Set)):
+        column = parent.elts
+    else:
+        return False
+    named = sum(1 for entry in column if isinstance(entry, (nodes.Attribute, nodes.Name))
+                and _DTYPE_NAME.match(qualified_name(entry) or ""))
+    return named >= MIN_TABLE_DTYPES
