@@ -45,6 +45,7 @@ class ArgumentTables:
     prose_keywords: frozenset[str]
     prose_calls: frozenset[str]
     not_values: NotValues
+    cuda_switches: frozenset[str] = frozenset()  # a library's on/off switch for CUDA (`gpus=`, `use_gpu=`)
 
 
 def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
@@ -71,7 +72,8 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
             frozenset(map(str, other["path_calls"])),
             {str(k): str(v) for k, v in other["test_labels"].items()},
         )
-        return ArgumentTables(roles, frozenset(prose["keywords"]), frozenset(prose["calls"]), not_values)
+        return ArgumentTables(roles, frozenset(prose["keywords"]), frozenset(prose["calls"]), not_values,
+                              frozenset(map(str, data.get("cuda_switches", {}).get("keywords", ()))))
     except (KeyError, TypeError, ValueError, AttributeError, re.error) as exc:
         raise RuleDataError(file, None, "roles", f"malformed argument tables: {exc!r}") from None
 

@@ -56,11 +56,12 @@ from typing import Iterator
 
 from astroid import nodes
 
+from npu_lint.analysis.arguments import argument_role, tables
 from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument, imports_cuda_build
 from npu_lint.analysis.cuda_kernels import kernel_names, runs_cuda_kernel
-from npu_lint.analysis.arguments import argument_role, tables
 from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.names import identifier_words, qualified_name, statements_after
+from npu_lint.config.project_scripts import own_packages
 from npu_lint.knowledge.library_advice import table
 
 _STRING_TESTS = frozenset({"startswith", "endswith"})
@@ -210,6 +211,9 @@ def argument_of_library_call(node: nodes.NodeNG) -> bool:
             qname = qualified_name(parent.func)
             if qname is not None and table().library_of(qname) is not None:
                 return True  # CUDA-only ones: torch_scatter's CPU kernels may still get the value
+            if isinstance(child, nodes.Keyword) and child.arg in tables().cuda_switches and qname is not None \
+                    and _third_party(qname, node):
+                return True  # `pl.Trainer(gpus=1 if torch.cuda.is_available() else 0)`: the library's switch
             if qname is not None and _has_own_cuda_backend(qname) \
                     and argument_role(child.value if isinstance(child, nodes.Keyword) else child) != "device":
                 # `WhisperModel(size, device="cuda" if torch.cuda.is_available() else "cpu")`,
@@ -221,6 +225,12 @@ def argument_of_library_call(node: nodes.NodeNG) -> bool:
                 return True
         child, parent = parent, parent.parent
     return False
+
+
+def _third_party(qname: str, node: nodes.NodeNG) -> bool:
+    """Is the callable `qname` a library's: neither torch's nor the linted project's own?"""
+    top = qname.split(".", 1)[0]
+    return top not in ("torch", "torch_npu") and top not in own_packages(node.root().file or "")
 
 
 def _has_own_cuda_backend(qname: str) -> bool:

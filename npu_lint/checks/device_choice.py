@@ -33,6 +33,9 @@ _STRING_TESTS = frozenset({"startswith", "endswith"})
 # The device-string rules (rules/device-strings.yaml) and the backend strings (rules/distributed.yaml)
 # whose finding is part of the port of the test or call that takes or picks the string.
 DEVICE_STRING_RULES = frozenset({"NPU110", "NPU111", "NPU201", "NPU204"})
+# Names that have no NPU counterpart to rename to: Lightning's "gpu" accelerator (NPU113), a
+# CPU-or-CUDA library's own device (NPU406). A test that picks one is renamed only with it.
+NO_NPU_NAME_RULES = frozenset({"NPU113", "NPU406"})
 
 
 def device_parts(node: nodes.NodeNG) -> list:
@@ -171,11 +174,15 @@ def fold_device_strings(ctx: ModuleContext, reported: Iterable[tuple[nodes.NodeN
             continue
         merged = folded.get(id(finding), finding)  # an import's finding may speak for several uses
         for other in ctx.findings:
-            if other.code not in DEVICE_STRING_RULES or other is finding or id(other) in dropped \
-                    or other.fix is None or not other.fix.edits \
+            if other is finding or id(other) in dropped \
                     or not any(s <= other.start and other.end <= e for s, e in spans):
                 continue
-            merged = absorb(merged, other)
+            if other.code in DEVICE_STRING_RULES and other.fix is not None and other.fix.edits:
+                merged = absorb(merged, other)
+            elif other.code in NO_NPU_NAME_RULES:
+                merged = _held_back(merged, other)
+            else:
+                continue
             dropped.add(id(other))
         if merged is not finding:
             folded[id(finding)] = _entry_beside(ctx, node, merged) or merged
@@ -250,6 +257,18 @@ def _added_entry(ctx: ModuleContext, key: nodes.NodeNG, value: nodes.NodeNG, fin
     fix = Fix(finding.fix.applicability, f"Add `{entry}` beside the CUDA entry",
               tuple(sorted((*outside, addition))))
     return dataclasses.replace(finding, fix=fix)
+
+
+def _held_back(finding: Finding, other: Finding) -> Finding:
+    """`Trainer(accelerator="gpu" if torch.cuda.is_available() else "cpu")`: renamed alone, the test
+    would pick "gpu" on the NPU, which Lightning cannot run there, where the program ran on the CPU
+    before. The test's port waits for the picked value's (`other`, a related location); its fix
+    is shown, not applied."""
+    related = Related(other.start, other.end, f"{other.code}: {other.message}", folded=other.code)
+    fix = finding.fix and dataclasses.replace(
+        finding.fix, applicability=Applicability.DISPLAY_ONLY,
+        message=f"{finding.fix.message} together with the value it picks, which has no NPU name (see {other.code})")
+    return dataclasses.replace(finding, fix=fix, related=tuple(sorted((*finding.related, related))))
 
 
 def absorb(finding: Finding, other: Finding) -> Finding:
