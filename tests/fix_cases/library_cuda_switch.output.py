@@ -9,6 +9,10 @@ from mergekit.options import MergeOptions
 
 def train(model, epochs):
     trainer = pl.Trainer(max_epochs=epochs, gpus=1 if torch.cuda.is_available() else 0)
-    modern = pl.Trainer(accelerator="gpu" if torch.cuda.is_available() else "cpu", devices=1)
+    modern = pl.Trainer(
+        accelerator="gpu" if torch.cuda.is_available() else "cpu",
+        devices=1,
+        precision="16-mixed" if torch.cuda.is_available() else "32-true",
+    )
     options = MergeOptions(device="auto", cuda=torch.cuda.is_available(), copy_tokenizer=True)
     return trainer.fit(model), modern, options
