@@ -20,6 +20,7 @@ from npu_lint.checks.cuda_override import CudaOverride
 from npu_lint.checks.cuda_version_none import CudaVersionIsNone
 from npu_lint.checks.data_dependent_shape import DataDependentShape
 from npu_lint.checks.float64_use import Float64Use
+from npu_lint.checks.lightning_auto_accelerator import LightningAutoAccelerator
 from npu_lint.checks.imports import ImportCheck
 from npu_lint.checks.integer_device import IntegerDeviceMeansCuda
 from npu_lint.checks.library_calls import CudaOnlyLibraryCall
@@ -56,6 +57,7 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "cuda_override_without_npu": CudaOverride,
     "cuda_extension_build": CudaExtensionBuild,
     "cuda_version_is_none": CudaVersionIsNone,
+    "lightning_auto_accelerator": LightningAutoAccelerator,
     "transfer_rewrites_string": TransferRewritesString,
     "missing_transfer_to_npu": MissingTransferToNpu,
     "library_takes_cuda_path": LibraryTakesCudaPath,

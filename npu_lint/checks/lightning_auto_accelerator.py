@@ -1,0 +1,53 @@
+"""check: lightning_auto_accelerator (NPU121) -- a Lightning Trainer or Fabric left to choose its
+own accelerator.
+
+Lightning's automatic choice (`accelerator="auto"`, the default) tries TPU, MPS and CUDA and
+falls back to the CPU (lightning 2.6's `_select_auto_accelerator`): it has no NPU, so on an Ascend
+host `L.Fabric(devices=8, strategy="fsdp")` (litgpt's pretrain and finetune scripts) trains on the
+CPU, with no error to say so. The port passes an instance of the project's own NPU `Accelerator`
+subclass, as NPU113 says for "gpu". Left alone: a call that names its accelerator, passes
+`**kwargs` (the accelerator may be in them) or positional arguments, asks for Lightning 1.x's
+`gpus=` (a CUDA request of its own), and the calls inside Lightning itself.
+"""
+from __future__ import annotations
+
+from astroid import nodes
+
+from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.own_packages import is_own_package
+from npu_lint.checks.base import Check
+
+LIGHTNING_ENTRY_POINTS = frozenset({
+    "lightning.Trainer", "lightning.pytorch.Trainer", "lightning.pytorch.trainer.Trainer",
+    "lightning.pytorch.trainer.trainer.Trainer", "pytorch_lightning.Trainer", "pytorch_lightning.trainer.Trainer",
+    "pytorch_lightning.trainer.trainer.Trainer", "lightning.Fabric", "lightning.fabric.Fabric",
+    "lightning.fabric.fabric.Fabric", "lightning_fabric.Fabric", "lightning_fabric.fabric.Fabric",
+})
+# Lightning 1.x arguments that ask for a device kind themselves (`gpus=2` is CUDA).
+_DEVICE_KIND_ARGUMENTS = frozenset({"gpus", "tpu_cores", "ipus", "hpus"})
+
+
+class LightningAutoAccelerator(Check):
+    node_types = (nodes.Call,)
+
+    def triggers(self) -> frozenset:
+        return frozenset({"Trainer", "Fabric"})
+
+    def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
+        func = node.func
+        name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
+        if name not in ("Trainer", "Fabric") or node.args:
+            return  # cheap syntax first
+        keywords = {keyword.arg: keyword.value for keyword in node.keywords or ()}
+        if None in keywords or _DEVICE_KIND_ARGUMENTS & keywords.keys():
+            return
+        accelerator = keywords.get("accelerator")
+        if accelerator is not None and not (isinstance(accelerator, nodes.Const) and accelerator.value == "auto"):
+            return
+        qname = qualified_name(func)
+        if qname not in LIGHTNING_ENTRY_POINTS or is_own_package(ctx, qname):
+            return
+        how = "is given no accelerator" if accelerator is None else 'asks for `accelerator="auto"`'
+        ctx.report(self.rule, accelerator if accelerator is not None else func, callee=qname.rsplit(".", 1)[-1],
+                   how=how)
