@@ -6,8 +6,9 @@ falls back to the CPU (lightning 2.6's `_select_auto_accelerator`): it has no NP
 host `L.Fabric(devices=8, strategy="fsdp")` (litgpt's pretrain and finetune scripts) trains on the
 CPU, with no error to say so. The port passes an instance of the project's own NPU `Accelerator`
 subclass, as NPU113 says for "gpu". Left alone: a call that names its accelerator, passes
-`**kwargs` (the accelerator may be in them) or positional arguments, asks for Lightning 1.x's
-`gpus=` (a CUDA request of its own), and the calls inside Lightning itself.
+`**kwargs` (the accelerator may be in them) or positional arguments, or asks for the CPU
+(`gpus=0`) or another device kind (`tpu_cores=`), and the calls inside Lightning itself. Lightning
+1.x's `gpus=N` asks for CUDA devices, which an Ascend host does not have: that is reported too.
 """
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ LIGHTNING_ENTRY_POINTS = frozenset({
     "pytorch_lightning.trainer.trainer.Trainer", "lightning.Fabric", "lightning.fabric.Fabric",
     "lightning.fabric.fabric.Fabric", "lightning_fabric.Fabric", "lightning_fabric.fabric.Fabric",
 })
-# Lightning 1.x arguments that ask for a device kind themselves (`gpus=2` is CUDA).
-_DEVICE_KIND_ARGUMENTS = frozenset({"gpus", "tpu_cores", "ipus", "hpus"})
+# Lightning 1.x arguments that ask for another device kind themselves.
+_OTHER_DEVICE_ARGUMENTS = frozenset({"tpu_cores", "ipus", "hpus"})
 
 
 class LightningAutoAccelerator(Check):
@@ -40,14 +41,23 @@ class LightningAutoAccelerator(Check):
         if name not in ("Trainer", "Fabric") or node.args:
             return  # cheap syntax first
         keywords = {keyword.arg: keyword.value for keyword in node.keywords or ()}
-        if None in keywords or _DEVICE_KIND_ARGUMENTS & keywords.keys():
+        if None in keywords or _OTHER_DEVICE_ARGUMENTS & keywords.keys():
             return
-        accelerator = keywords.get("accelerator")
+        accelerator, gpus = keywords.get("accelerator"), keywords.get("gpus")
         if accelerator is not None and not (isinstance(accelerator, nodes.Const) and accelerator.value == "auto"):
             return
+        if gpus is not None and isinstance(gpus, nodes.Const) and gpus.value in (0, None, "0"):
+            return  # the CPU, asked for
         qname = qualified_name(func)
         if qname not in LIGHTNING_ENTRY_POINTS or is_own_package(ctx, qname):
             return
-        how = "is given no accelerator" if accelerator is None else 'asks for `accelerator="auto"`'
-        ctx.report(self.rule, accelerator if accelerator is not None else func, callee=qname.rsplit(".", 1)[-1],
-                   how=how)
+        if gpus is not None:
+            where, how = gpus, ("asks Lightning 1.x for CUDA devices with `gpus=`, which an Ascend host does "
+                                "not have, and Lightning knows no NPU")
+        elif accelerator is not None:
+            where, how = accelerator, ('asks for `accelerator="auto"`: Lightning\'s automatic choice knows TPU, '
+                                       "MPS and CUDA but not the NPU, so on an Ascend host it runs on the CPU")
+        else:
+            where, how = func, ("is given no accelerator: Lightning's automatic choice knows TPU, MPS and CUDA "
+                                "but not the NPU, so on an Ascend host it runs on the CPU")
+        ctx.report(self.rule, where, callee=qname.rsplit(".", 1)[-1], how=how)
