@@ -127,6 +127,30 @@ def test_folder_is_walked(tmp_path):
     assert "a.py:3:1: NPU101" in proc.stdout and "ignored.py" not in proc.stdout
 
 
+def _notebook(tmp_path, name="train.ipynb"):
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+            "source": ["import torch\n", "model = torch.nn.Linear(2, 2).cuda()\n"]}
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    return _write(tmp_path, json.dumps(notebook, indent=1), name)
+
+
+def test_notebooks_are_named_as_not_checked_not_passed(tmp_path):
+    # A notebook's JSON parses as a Python dict literal, whose strings hold the code: read as
+    # Python it said "All checks passed!" over a `.cuda()` call.
+    notebook = _notebook(tmp_path)
+    named = run_tool("npu_lint", "check", str(notebook))
+    assert "All checks passed" not in named.stdout
+    assert "1 Jupyter notebook not checked" in named.stdout and "train.ipynb" in named.stdout
+    _write(tmp_path, GPU, "a.py")
+    folder = run_tool("npu_lint", "check", "--format", "concise", str(tmp_path))
+    assert "a.py:3:1: NPU101" in folder.stdout and "1 Jupyter notebook not checked" in folder.stdout
+    machine = run_tool("npu_lint", "check", "--format", "json", str(tmp_path))
+    assert len(json.loads(machine.stdout)) == 1 and "1 Jupyter notebook not checked" in machine.stderr
+    before = notebook.read_bytes()
+    fixed = run_tool("npu_lint", "fix", "--unsafe-fixes", str(tmp_path))
+    assert notebook.read_bytes() == before and "1 Jupyter notebook not checked" in fixed.stderr
+
+
 def test_missing_path_and_bad_option(tmp_path):
     proc = run_tool("npu_lint", "check", str(tmp_path / "nope.py"))
     assert proc.returncode == 1 and "unreadable: cannot read" in proc.stdout

@@ -11,7 +11,7 @@ from npu_lint.config.files import load_settings
 from npu_lint.config import options
 from npu_lint.config.settings import Settings, not_rule_codes, split_codes
 from npu_lint.frontends.reports import FORMATS
-from npu_lint.frontends.reports.summary import summary
+from npu_lint.frontends.reports.summary import notebooks_not_checked, summary
 from npu_lint.knowledge.loader import RuleDataError, shipped_rules
 from npu_lint.run.discovery import python_files
 from npu_lint.run.parallel import check_files, default_jobs
@@ -132,7 +132,8 @@ def run_check(args: argparse.Namespace) -> int:
         return EXIT_CLEAN
     settings = _settings(args)
     cache_folder = None if args.no_cache else (args.cache_dir or DEFAULT_CACHE_DIR)
-    paths = list(python_files(args.paths, settings))
+    notebooks: list[str] = []
+    paths = list(python_files(args.paths, settings, notebooks))
     bar = ProgressBar(len(paths))  # only on a terminal, only for long runs
     try:
         results = check_files(paths, settings, jobs=args.jobs or default_jobs(), cache_folder=cache_folder,
@@ -144,7 +145,9 @@ def run_check(args: argparse.Namespace) -> int:
         # Name the flag given to check, so that the command shown does what the count says.
         fix_command = {True: "npu-lint fix --unsafe-fixes", False: "npu-lint fix --no-unsafe-fixes"}.get(
             args.unsafe_fixes, "npu-lint fix")
-        report += ("\n" if report else "") + summary(results, settings.unsafe_fixes, fix_command)
+        report += ("\n" if report else "") + summary(results, settings.unsafe_fixes, fix_command, notebooks)
+    elif notebooks:
+        sys.stderr.write(notebooks_not_checked(notebooks))  # the report itself stays machine-readable
     _write_report(report, args.output_file)
     if args.statistics:
         sys.stderr.write(statistics(results))

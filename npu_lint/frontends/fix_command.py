@@ -6,6 +6,7 @@ import sys
 
 from npu_lint.core.source import SourceError, decode_source
 from npu_lint.frontends.reports.concise import format_concise as format_text
+from npu_lint.frontends.reports.summary import notebooks_not_checked
 from npu_lint.run.discovery import python_files
 from npu_lint.run.file_writer import WriteRefused, encode_like, write_atomically
 from npu_lint.run.fixer import Fixer, FixOutcome
@@ -54,7 +55,8 @@ def run_fix(args, settings) -> int:
         return _fix_stdin(Fixer(settings, unsafe=settings.unsafe_fixes), args)
     outcomes, results, refused, changed, fixed_count = [], [], False, False, 0
     files = []  # (path, bytes, source) or (path, None, the error)
-    for path in python_files(args.paths, settings):
+    notebooks: list[str] = []
+    for path in python_files(args.paths, settings, notebooks):
         try:
             with open(path, "rb") as handle:
                 original = handle.read()
@@ -88,4 +90,6 @@ def run_fix(args, settings) -> int:
         sys.stdout.write(format_text(results))
         remaining = sum(len(r.findings) for r in results)
         print(f"Fixed {fixed_count} finding(s); {remaining} remaining.", file=sys.stderr)
+    if notebooks:
+        sys.stderr.write(notebooks_not_checked(notebooks))  # never rewritten as if they were Python
     return _status(args, outcomes, changed, refused)

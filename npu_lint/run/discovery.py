@@ -14,10 +14,20 @@ SKIPPED_DIRS = frozenset({
 })
 
 
-def python_files(paths: list[str], settings: Settings | None = None) -> Iterator[str]:
-    """Every *.py / *.pyi under the given paths, less `exclude`; files named directly are kept."""
+NOTEBOOK_SUFFIX = ".ipynb"
+
+
+def python_files(paths: list[str], settings: Settings | None = None,
+                 notebooks: list[str] | None = None) -> Iterator[str]:
+    """Every *.py / *.pyi under the given paths, less `exclude`; files named directly are kept.
+    Jupyter notebooks are not Python source (their JSON even parses as a Python dict, which would
+    say nothing): those found, named or under the folders, go to `notebooks` instead."""
     settings = settings or Settings()
     for path in paths:
+        if path.endswith(NOTEBOOK_SUFFIX) and not os.path.isdir(path):
+            if notebooks is not None:
+                notebooks.append(path)
+            continue
         if os.path.isdir(path):
             root = os.path.realpath(path)
             ignored = git_ignored(path)
@@ -41,10 +51,13 @@ def python_files(paths: list[str], settings: Settings | None = None) -> Iterator
                 )
                 for name in sorted(files):
                     candidate = os.path.join(folder, name)
-                    if name.endswith((".py", ".pyi")) and not settings.excludes(candidate) and (
+                    if name.endswith((".py", ".pyi", NOTEBOOK_SUFFIX)) and not settings.excludes(candidate) and (
                         not os.path.islink(candidate) or _inside(os.path.realpath(candidate), root)
                     ) and not (ignored and real(candidate) in ignored):
-                        yield candidate
+                        if not name.endswith(NOTEBOOK_SUFFIX):
+                            yield candidate
+                        elif notebooks is not None:
+                            notebooks.append(candidate)
         else:
             yield path
 

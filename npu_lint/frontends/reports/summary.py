@@ -2,7 +2,7 @@
 how many findings, how many `npu-lint fix` would fix, and how many more `--unsafe-fixes` would."""
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from npu_lint.run.fixer import fixable
 from npu_lint.run.runner import FileResult
@@ -12,8 +12,26 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def summary(results: Iterable[FileResult], unsafe_fixes: bool, fix_command: str = "npu-lint fix") -> str:
-    """`unsafe_fixes`: whether `fix_command` applies unsafe fixes (configuration or flag)."""
+def summary(results: Iterable[FileResult], unsafe_fixes: bool, fix_command: str = "npu-lint fix",
+            notebooks: Sequence[str] = ()) -> str:
+    """`unsafe_fixes`: whether `fix_command` applies unsafe fixes (configuration or flag);
+    `notebooks`: the Jupyter notebooks found and not checked."""
+    results = list(results)
+    if notebooks and not results:
+        return notebooks_not_checked(notebooks)
+    return _counts(results, unsafe_fixes, fix_command) + (notebooks_not_checked(notebooks) if notebooks else "")
+
+
+def notebooks_not_checked(notebooks: Sequence[str]) -> str:
+    shown = ", ".join(notebooks[:MAX_NOTEBOOKS_NAMED]) + (", ..." if len(notebooks) > MAX_NOTEBOOKS_NAMED else "")
+    return (f"{_plural(len(notebooks), 'Jupyter notebook')} not checked: npu-lint reads Python source; "
+            f"`jupyter nbconvert --to script NAME.ipynb` writes a notebook's code as a script to check ({shown}).\n")
+
+
+MAX_NOTEBOOKS_NAMED = 3
+
+
+def _counts(results: list[FileResult], unsafe_fixes: bool, fix_command: str) -> str:
     findings = [f for r in results for f in r.findings]
     unreadable = sum(1 for r in results if r.problems)
     if not findings and not unreadable:
