@@ -36,7 +36,7 @@ from npu_lint.analysis.not_values import literal_members_declaring, not_a_value
 from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call
 from npu_lint.checks.base import Check
 from npu_lint.checks.device_choice import absorb, fold_device_strings, fold_table_entries
-from npu_lint.core.findings import Applicability, Edit, Related
+from npu_lint.core.findings import Applicability, Edit, Finding, Related
 
 
 # A name an environment (or a configuration) is keyed by: `CUDA_VISIBLE_DEVICES`, `NCCL_DEBUG`.
@@ -205,8 +205,14 @@ class StringCheck(Check):
         elif len(ctx.findings) > count and isinstance(node.parent, nodes.Dict) \
                 and any(key is node for key, _value in node.parent.items):
             ctx.scratch.setdefault((self, "keys"), []).append((node, ctx.findings[-1]))
+        elif len(ctx.findings) > count:
+            option = _command_line_option(expression)
+            if option is not None:
+                ctx.scratch.setdefault((self, "options"), {}).setdefault(id(option), []).append(ctx.findings[-1])
 
     def leave_module(self, ctx: ModuleContext) -> None:
+        for said in ctx.scratch.get((self, "options"), {}).values():
+            _one_per_option(ctx, said)
         if self.settings.strategy == "manual" and self in ctx.scratch:
             # `"nccl" if device == "cuda" else "gloo"`: the backend is part of the device test's port
             fold_device_strings(ctx, ctx.scratch[self])
@@ -252,6 +258,33 @@ class StringCheck(Check):
         if self.given_only is None or not self.given_only.search(value):
             return True
         return not (is_compared(expression) or membership_collection(expression))
+
+
+def _command_line_option(expression: nodes.NodeNG) -> nodes.Call | None:
+    """The `parser.add_argument("--device", choices=["cpu", "cuda"], default="cuda")` call whose
+    `default=` or `choices=` entry `expression` is, else None."""
+    holder = expression.parent
+    if isinstance(holder, (nodes.List, nodes.Tuple, nodes.Set)):
+        holder = holder.parent
+    if not (isinstance(holder, nodes.Keyword) and holder.arg in ("default", "choices")):
+        return None
+    call = holder.parent
+    func = call.func if isinstance(call, nodes.Call) else None
+    return call if isinstance(func, nodes.Attribute) and func.attrname == "add_argument" else None
+
+
+def _one_per_option(ctx: ModuleContext, said: list[Finding]) -> None:
+    """One option's default and its choices are one port (`choices=["cpu", "cuda"],
+    default="cuda"`: both become "npu" together): the later findings join the first, their edits
+    joining its fix, as strings picked by one test do."""
+    present = [finding for finding in said if any(f is finding for f in ctx.findings)]
+    if len(present) < 2 or any(f.fix is None or not f.fix.edits for f in present):
+        return
+    merged = present[0]
+    for other in present[1:]:
+        merged = absorb(merged, other)
+    dropped = {id(f) for f in present[1:]}
+    ctx.findings[:] = [merged if f is present[0] else f for f in ctx.findings if id(f) not in dropped]
 
 
 def _declared_members_edits(ctx: ModuleContext, default: nodes.NodeNG, value: str, replacement: str,
