@@ -373,7 +373,8 @@ def _picks_counterpart(test: nodes.NodeNG) -> bool:
     elif isinstance(parent, nodes.If) and parent.test is test and parent.orelse:
         if _picks_cuda_function(parent.body) and _raises_only(parent.orelse):
             return True  # `if is_cuda: loss_func = rnnt.tdt_loss_gpu else: raise ...` (NeMo): no twin
-        sides = [_imported_names(parent.body), _imported_names(parent.orelse)]
+        sides = [_imported_names(parent.body) + _assigned_references(parent.body),
+                 _imported_names(parent.orelse) + _assigned_references(parent.orelse)]
         if _calls_own_twins(parent.body, parent.orelse):
             return True
     elif isinstance(parent, nodes.If) and parent.test is test and parent.body and isinstance(parent.body[-1], nodes.Return):
@@ -446,6 +447,14 @@ def _function_reference(node: nodes.NodeNG) -> list[str]:
     if isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name) and node.expr.name not in ("self", "cls"):
         return [node.attrname]
     return []
+
+
+def _assigned_references(statements: list[nodes.NodeNG]) -> list[str]:
+    """`forward = spmm.spmm_add_mul_forward_cuda` / `forward = spmm.spmm_add_mul_forward_cpu`
+    (torchdrug's layers/functional: its extension's kernels picked per device): the statement form
+    of `rnnt.rnnt_loss_gpu if is_cuda else rnnt.rnnt_loss_cpu`, a function picked by reference."""
+    return [name for statement in statements if isinstance(statement, nodes.Assign)
+            for name in _function_reference(statement.value)]
 
 
 def _imported_names(statements: list[nodes.NodeNG]) -> list[str]:

@@ -34,6 +34,10 @@ class ImportCheck(Check):
         # module or module.name -> what to use instead; the longest match wins
         self.suggestions = dict(rule.match.get("suggestions", {}))
         self.runs_on_npu = tuple(rule.match.get("runs_on_npu", ()))
+        # A library that runs on the host too (NPU405) costs nothing until its kernels are
+        # called: an import whose names the module never uses (torch_geometric/typing.py's
+        # `try: import torch_scatter` that only sets WITH_TORCH_SCATTER) is no finding.
+        self.used_only = bool(rule.match.get("used_only", False))
 
     def triggers(self) -> frozenset[str]:
         return frozenset(tuple(module.split(".")) if "." in module else module for module in self.modules)
@@ -82,6 +86,9 @@ class ImportCheck(Check):
             if module and uses_npu_build(ctx, module):
                 return  # `import triton` in the project's Ascend kernels: triton-ascend is the port
             if module:
+                if self.used_only and not any(_runs(use, ctx) for use in library_uses(ctx, self.modules)
+                                              if use.binding is node):
+                    return
                 self._report_once(ctx, node, module, self._suggestion(imported), self._uses(node, ctx))
                 return
 
@@ -122,6 +129,59 @@ class ImportCheck(Check):
         if all(self._runs_on_npu(item) for item in imported):
             return
         self._report_once(ctx, call, module, self._suggestion(imported), ())
+
+
+def _runs(use, ctx: ModuleContext) -> bool:
+    """Can this use of a library's name run its code on the NPU's tensors? A call, a decorator, a
+    base class, a name handed on; not a type annotation (`Adj = Union[Tensor, SparseTensor]`) nor
+    one of a list of names (`torch.serialization.add_safe_globals([SparseTensor, ...])`), as
+    torch_geometric's typing.py has them, and not a use that only CUDA tensors reach."""
+    node = use.node
+    if _behind_cuda_test(node, ctx):
+        return False
+    if use.role != "reference":
+        return True
+    if isinstance(node.parent, (nodes.Tuple, nodes.List, nodes.Set, nodes.Subscript)):
+        return False
+    return not _annotation(node)
+
+
+_SCOPES = (nodes.FunctionDef, nodes.AsyncFunctionDef, nodes.Lambda, nodes.ClassDef, nodes.Module)
+_BLOCKS = ("body", "orelse", "handlers", "finalbody")
+
+
+def _behind_cuda_test(node: nodes.NodeNG, ctx: ModuleContext) -> bool:
+    """Is `node` in a branch of a test that names CUDA (`if x.is_cuda:`, `a if use_cuda else b`),
+    or after `if not src.is_cuda: return ...` in its block (torch_geometric's utils/_scatter.py
+    before `torch_scatter.scatter_max`)? On the NPU the other path runs."""
+    child, parent = node, node.parent
+    while parent is not None:
+        if isinstance(parent, (nodes.If, nodes.IfExp)) and child is not parent.test and _names_cuda(parent.test, ctx):
+            return True
+        for field in _BLOCKS:
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and any(child is statement for statement in block):
+                for statement in block[:next(i for i, s in enumerate(block) if s is child)]:
+                    if isinstance(statement, nodes.If) and statement.body \
+                            and isinstance(statement.body[-1], (nodes.Return, nodes.Raise)) \
+                            and _names_cuda(statement.test, ctx):
+                        return True
+        if isinstance(parent, _SCOPES):
+            return False
+        child, parent = parent, parent.parent
+    return False
+
+
+def _names_cuda(test: nodes.NodeNG, ctx: ModuleContext) -> bool:
+    return "cuda" in ctx.node_text(test).lower()
+
+
+def _annotation(node: nodes.NodeNG) -> bool:
+    parent = node.parent
+    return (isinstance(parent, (nodes.AnnAssign, nodes.Arguments)) and node in (
+        getattr(parent, "annotation", None), *getattr(parent, "annotations", ()),
+        *getattr(parent, "kwonlyargs_annotations", ()), *getattr(parent, "posonlyargs_annotations", ()))) or (
+        isinstance(parent, nodes.FunctionDef) and parent.returns is node)
 
 
 def _string_imported(call: nodes.Call) -> Optional[str]:

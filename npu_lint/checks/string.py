@@ -32,6 +32,7 @@ from npu_lint.analysis.arguments import argument_role, is_docstring
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import argument_of_library_call, picked_by_cuda_query
 from npu_lint.analysis.environment import environment_use
+from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.not_values import literal_members_declaring, not_a_value
 from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call
 from npu_lint.checks.base import Check
@@ -159,7 +160,8 @@ class StringCheck(Check):
             return
         if self.only_in == "comparison" and (not is_compared(expression) or isinstance(expression, nodes.BinOp)):
             return  # `"cuda:" + str(k) != last`: two strings the code built alike, not a device's name
-        if self.only_in == "comparison" and _compared_with_option(expression):
+        if self.only_in == "comparison" and (_compared_with_option(expression)
+                                             or _compared_with_program_backend(expression, value)):
             return
         if self.outside_wrapper is not None:
             call = enclosing_call(expression)
@@ -313,6 +315,33 @@ def _compared_with_option(node: nodes.NodeNG) -> bool:
         and isinstance(operand.slice.value, str)
         for operand in operands if operand is not node
     )
+
+
+def _compared_with_program_backend(node: nodes.NodeNG, value: str) -> bool:
+    """`backend == "nccl"` where `backend` is the program's own string (a parameter, a config
+    field, `self.backend`: TorchDrug's utils/comm.py, fairscale's benchmarks, torchrl's
+    collectors): transfer_to_npu hands "hccl" to torch.distributed but leaves the program's string
+    as it was, so the test still holds on the NPU. What torch answers (`dist.get_backend() ==
+    "nccl"`, or a name assigned from it) is "hccl" there, and stays reported."""
+    compare = node.parent
+    if value != "nccl" or not isinstance(compare, nodes.Compare):
+        return False
+    others = [operand for operand in (compare.left, *(operand for _op, operand in compare.ops)) if operand is not node]
+    return bool(others) and not any(_answered_by_torch(operand) for operand in others)
+
+
+def _answered_by_torch(operand: nodes.NodeNG, follow: bool = True) -> bool:
+    """A call into torch, or a name one of whose assignments in its scope is such a call."""
+    if isinstance(operand, nodes.Call):
+        return (qualified_name(operand.func) or "").startswith("torch.")
+    if not (follow and isinstance(operand, nodes.Name)):
+        return False
+    try:
+        _scope, assignments = operand.lookup(operand.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return True
+    return any(isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)
+               and _answered_by_torch(assignment.parent.value, follow=False) for assignment in assignments)
 
 
 def _replaced(value: str, replace: dict[str, str]) -> str:
