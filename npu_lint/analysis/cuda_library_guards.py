@@ -36,6 +36,7 @@
         extra_compile_args["nvcc"] += flags
     lsh.fast_hash(q, k, x.is_cuda)                a flag handed to the module's CUDA build
     "onnxruntime-gpu" if cuda else "onnxruntime"  or a library's CUDA build that pip installs
+    GradCAM(model, layers, use_cuda=x.is_cuda)    or a call's switch to its CUDA path
 
 On the NPU such a test is False and the code takes its other path (numpy, torch), which is what
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library

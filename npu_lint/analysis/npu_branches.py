@@ -14,7 +14,8 @@ take is not reported. A path is off the NPU when
 
 - it is a branch (or a test) of an `if`/`elif`/`else` chain or conditional expression in which
   another branch is the NPU's: its test says "NPU" (`is_npu_available()`, `device.type == "npu"`,
-  `torch_npu is not None`, `hasattr(torch, "npu")`, an environment switch such as
+  `torch_npu is not None`, `hasattr(torch, "npu")`, a list of devices that holds the NPU
+  (`device_type in {"npu", "xpu"}`: true on the NPU), an environment switch such as
   `os.getenv("FORCE_NPU", "0") == "1"`, mmcv's setup.py), or its body names the NPU (`"npu"`,
   `torch.npu`, `torch_npu`) while its test does not say "not NPU";
 - it is the body of a test that says "not NPU" (`if not is_npu_available():`);
@@ -23,6 +24,11 @@ take is not reported. A path is off the NPU when
 - it follows an NPU test that ends an `or` (or a "not NPU" test that ends an `and`);
 - it is listed beside the NPU: `device in ("cuda", "npu")`, `{"cuda": ..., "npu": ...}`, also
   across a `+` of lists and comprehensions (`["cuda"] + [f"npu:{i}" for i in ids]`);
+- it is the default of `.get` on a mapping with the NPU's own entry
+  (`{"npu": "hccl", "xpu": "xccl"}.get(device_type, "nccl")`, ultralytics' trainer);
+- it is the test or body of `if device == "cuda":` whose body leaves or rewrites `device`, in a
+  function that also tests `device` for the NPU (`device in {"npu", "xpu"}`,
+  `device.startswith("npu")`): "npu" there would take the NPU out of its own test;
 - it is the test or body of an `if` that asks whether CUDA is available (or whether the device
   is CUDA: `if "cuda" in str(device):`), next to an `if` that asks for the NPU and does the
   NPU's part (`if is_torch_cuda_available(): ...` then
