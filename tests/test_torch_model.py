@@ -71,6 +71,7 @@ INFERENCE_TABLE = [
     ("from torch.nn.parallel import DistributedDataParallel as DDP\nDDP(m)", "subclass", "torch.nn.Module"),
     ("import torch.nn as nn\nnn.DataParallel(m)", "subclass", "torch.nn.Module"),
     ("import torch.nn as nn\nnn.Parameter(x)", "subclass", "torch.Tensor"),
+    ("from torch.autograd import Variable\nVariable(x)", "subclass", "torch.Tensor"),
     ("import torch\ntorch.device('cuda')", "instance", "torch.device"),
     ("import torch\ntorch.float32", "instance", "torch.dtype"),
     ("import torch.distributed as dist\ndist.init_process_group", "function",

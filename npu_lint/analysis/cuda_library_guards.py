@@ -36,6 +36,7 @@
         extra_compile_args["nvcc"] += flags
     lsh.fast_hash(q, k, x.is_cuda)                a flag handed to the module's CUDA build
     "onnxruntime-gpu" if cuda else "onnxruntime"  or a library's CUDA build that pip installs
+    GradCAM(model, layers, use_cuda=x.is_cuda)    or a call's switch to its CUDA path
 
 On the NPU such a test is False and the code takes its other path (numpy, torch), which is what
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
@@ -80,8 +81,36 @@ _REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?=\s*(\[|[<>=!~;]|$)
 
 def guards_cuda_library(node: nodes.NodeNG) -> bool:
     """Is `node` (a "cuda" string, `.is_cuda`, `torch.cuda.is_available()`) part of a test that
-    decides whether code of a CUDA-only library runs?"""
-    return guarded_cuda_code(node) is not None
+    decides whether code of a CUDA-only library runs, or that a call takes as its CUDA switch?"""
+    return guarded_cuda_code(node) is not None or handed_to_cuda_switch(node)
+
+
+# The words of a keyword that takes "use CUDA or not" (`use_cuda=`, `cuda=`, `use_gpu=`), and
+# those of one that takes which device or how many (`gpu_id=`, `num_gpus=`).
+_SWITCH_WORDS = frozenset({"cuda", "gpu"})
+_NOT_SWITCH_WORDS = frozenset({"device", "devices", "id", "ids", "idx", "index", "rank", "count", "num", "ordinal"})
+
+
+def handed_to_cuda_switch(node: nodes.NodeNG) -> bool:
+    """Is the test around `node` the value of a keyword that switches the callee to CUDA?
+    `AblationCAM(model, layers, use_cuda=True if 'cuda' in model.device else False)` (mmyolo's
+    boxam_utils, with pytorch-grad-cam), `MergeOptions(cuda=torch.cuda.is_available())` (trl,
+    with mergekit), `onnx2saved_model(..., cuda=device.type == "cuda")` (ultralytics, which then
+    installs onnxruntime-gpu): the callee calls `.cuda()` or picks its CUDA build when the
+    switch is on. On the NPU the test says no and the callee takes its CPU path; "npu" there
+    would turn the switch on and send the NPU machine down the CUDA path. The callee, if the
+    project's own, is ported where it uses the switch."""
+    test, _siblings = test_expression(node)
+    if test is node and isinstance(node, (nodes.Const, nodes.JoinedStr)):
+        return False  # a string that is not compared is no test
+    value, parent = test, test.parent
+    if isinstance(parent, nodes.IfExp) and parent.test is value and all(
+            isinstance(side, nodes.Const) and isinstance(side.value, bool) for side in (parent.body, parent.orelse)):
+        value, parent = parent, parent.parent  # `True if <test> else False`
+    if not (isinstance(parent, nodes.Keyword) and parent.value is value and parent.arg):
+        return False
+    words = set(identifier_words(parent.arg))
+    return bool(words & _SWITCH_WORDS) and not words & _NOT_SWITCH_WORDS
 
 
 def guarded_cuda_code(node: nodes.NodeNG) -> str | None:

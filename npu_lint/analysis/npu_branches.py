@@ -14,7 +14,8 @@ take is not reported. A path is off the NPU when
 
 - it is a branch (or a test) of an `if`/`elif`/`else` chain or conditional expression in which
   another branch is the NPU's: its test says "NPU" (`is_npu_available()`, `device.type == "npu"`,
-  `torch_npu is not None`, `hasattr(torch, "npu")`, an environment switch such as
+  `torch_npu is not None`, `hasattr(torch, "npu")`, a list of devices that holds the NPU
+  (`device_type in {"npu", "xpu"}`: true on the NPU), an environment switch such as
   `os.getenv("FORCE_NPU", "0") == "1"`, mmcv's setup.py), or its body names the NPU (`"npu"`,
   `torch.npu`, `torch_npu`) while its test does not say "not NPU";
 - it is the body of a test that says "not NPU" (`if not is_npu_available():`);
@@ -23,6 +24,11 @@ take is not reported. A path is off the NPU when
 - it follows an NPU test that ends an `or` (or a "not NPU" test that ends an `and`);
 - it is listed beside the NPU: `device in ("cuda", "npu")`, `{"cuda": ..., "npu": ...}`, also
   across a `+` of lists and comprehensions (`["cuda"] + [f"npu:{i}" for i in ids]`);
+- it is the default of `.get` on a mapping with the NPU's own entry
+  (`{"npu": "hccl", "xpu": "xccl"}.get(device_type, "nccl")`, ultralytics' trainer);
+- it is the test or body of `if device == "cuda":` whose body leaves or rewrites `device`, in a
+  function that also tests `device` for the NPU (`device in {"npu", "xpu"}`,
+  `device.startswith("npu")`): "npu" there would take the NPU out of its own test;
 - it is the test or body of an `if` that asks whether CUDA is available (or whether the device
   is CUDA: `if "cuda" in str(device):`), next to an `if` that asks for the NPU and does the
   NPU's part (`if is_torch_cuda_available(): ...` then
@@ -44,6 +50,7 @@ A CUDA name inside the NPU's own branch is still reported: that branch runs on t
 from __future__ import annotations
 
 import re
+import weakref
 from typing import Iterable, Optional
 
 from astroid import nodes
@@ -89,12 +96,17 @@ def off_npu_path(node: nodes.NodeNG) -> bool:
                 return verdict
         if isinstance(parent, nodes.BoolOp) and _short_circuited_on_npu(parent, child):
             return True
+        if isinstance(parent, nodes.Call) and _default_beside_npu_key(parent, child):
+            return True
         if _after_npu_exit(parent, child):
             return True
         if _mirrored_by_npu_part(parent, child):
             return True
         if isinstance(parent, nodes.If) and (child is parent.test or any(child is stmt for stmt in parent.body)) \
                 and _cuda_probe_beside_npu_probe(parent):
+            return True
+        if isinstance(parent, nodes.If) and (child is parent.test or any(child is stmt for stmt in parent.body)) \
+                and _cuda_test_shadows_npu_test(parent):
             return True
         child, parent = parent, parent.parent
     return False
@@ -114,6 +126,18 @@ def _beside_npu(node: nodes.NodeNG) -> bool:
     else:
         return False
     return any(names_npu(sibling) for sibling in siblings)
+
+
+def _default_beside_npu_key(call: nodes.Call, child: nodes.NodeNG) -> bool:
+    """The default of `.get` on a mapping that has the NPU's own entry:
+    `{"npu": "hccl", "xpu": "xccl"}.get(device_type, "nccl")` (ultralytics' trainer) takes
+    `"nccl"` only for devices other than the NPU."""
+    func = call.func
+    if not (isinstance(func, nodes.Attribute) and func.attrname == "get" and isinstance(func.expr, nodes.Dict)):
+        return False
+    if len(call.args) < 2 or child is not call.args[1]:
+        return False
+    return any(_is_npu_string(key) for key, _value in func.expr.items)
 
 
 def _joined_parts(collection: nodes.NodeNG) -> list[nodes.NodeNG]:
@@ -277,6 +301,74 @@ def _tests_cuda_device(test: nodes.NodeNG) -> bool:
     return _is_cuda_string(test.left) or _is_cuda_string(test.ops[0][1])
 
 
+def _cuda_test_shadows_npu_test(statement: nodes.If) -> bool:
+    """`if device.type == "cuda": return ""` (or `device = "0"`) in a function that also tests
+    `device.type` for the NPU (`device.type in {"npu", "xpu"}`, `device.startswith("npu")`): the
+    project tells its devices apart on that value and gives the NPU its own test, so this one is
+    false there and its body CUDA's own. Its body leaves or changes the value the NPU's test
+    reads, so "npu" in place of "cuda" would take the NPU out of its own path (ultralytics'
+    parse_device). A CUDA test whose body only does CUDA's work is still reported."""
+    if statement.orelse:
+        return False
+    test = statement.test
+    operands = test.values if isinstance(test, nodes.BoolOp) and test.op == "and" else [test]
+    subjects = {subject for operand in operands for subject in [_cuda_test_subject(operand)] if subject}
+    if not subjects:
+        return False
+    scope = statement.scope()
+    known = _NPU_SUBJECTS.get(scope)
+    if known is None:
+        known = _NPU_SUBJECTS[scope] = _subjects_tested_for_npu(scope)
+    subjects &= known
+    if not subjects:
+        return False
+    assigned = {target.as_string() for stmt in statement.body if isinstance(stmt, nodes.Assign)
+                for target in stmt.targets}
+    return _always_leaves(statement.body) or bool(subjects & assigned)
+
+
+_NPU_SUBJECTS: "weakref.WeakKeyDictionary[nodes.NodeNG, set[str]]" = weakref.WeakKeyDictionary()
+
+
+def _cuda_test_subject(test: nodes.NodeNG) -> Optional[str]:
+    """`S` of `S == "cuda"`, `S is "cuda"`, `"cuda" in S` or `S.startswith("cuda")`."""
+    if _tests_cuda_device(test):
+        left, right = test.left, test.ops[0][1]
+        return (right if _is_cuda_string(left) else left).as_string()
+    if isinstance(test, nodes.Call) and isinstance(test.func, nodes.Attribute) and test.func.attrname == "startswith" \
+            and len(test.args) == 1 and _is_cuda_string(test.args[0]):
+        return test.func.expr.as_string()
+    return None
+
+
+def _subjects_tested_for_npu(scope: nodes.NodeNG) -> set[str]:
+    """The values that the scope compares with an NPU device: `S == "npu"`, `S in {"npu", "xpu"}`,
+    `S.startswith(("npu", "xpu"))`, `S.startswith(backend)` in `for backend in ("npu", "xpu"):`."""
+    npu_loop_names = {target.name for loop in scope.nodes_of_class(nodes.For)
+                      if isinstance(loop.target, nodes.AssignName) and _holds_npu_device(loop.iter)
+                      for target in [loop.target]}
+    subjects = set()
+    for compare in scope.nodes_of_class(nodes.Compare):
+        if len(compare.ops) != 1:
+            continue
+        left, right = compare.left, compare.ops[0][1]
+        if _is_npu_string(right) or _holds_npu_string(right):
+            subjects.add(left.as_string())
+        elif _is_npu_string(left):
+            subjects.add(right.as_string())
+    for call in scope.nodes_of_class(nodes.Call):
+        if isinstance(call.func, nodes.Attribute) and call.func.attrname == "startswith" and len(call.args) == 1:
+            arg = call.args[0]
+            if _is_npu_string(arg) or _holds_npu_device(arg) \
+                    or (isinstance(arg, nodes.Name) and arg.name in npu_loop_names):
+                subjects.add(call.func.expr.as_string())
+    return subjects
+
+
+def _holds_npu_device(node: nodes.NodeNG) -> bool:
+    return isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)) and any(_is_npu_string(elt) for elt in node.elts)
+
+
 def _after_npu_exit(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> bool:
     """Is `child` a statement after `if <NPU test>: ... return` in the same block?"""
     for field in ("body", "orelse", "handlers", "finalbody"):
@@ -437,9 +529,13 @@ def _is_npu_string(node: nodes.NodeNG) -> bool:
 
 
 def _holds_npu_string(node: nodes.NodeNG) -> bool:
-    """`x in ("npu", "xpu")` says "one of these", not "the NPU": only a lone NPU counts."""
-    return isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)) and len(node.elts) == 1 \
-        and _is_npu_string(node.elts[0])
+    """`x in ("npu",)`, and `x in {"npu", "xpu"}` too: a list of device names that holds the NPU
+    is true on the NPU, so the other branches of its chain are not taken there (ultralytics'
+    `device_type if device_type in {"npu", "xpu"} else "cuda"`). Its own branch runs on the NPU
+    and the other devices alike, and CUDA names in it are still reported."""
+    return isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)) and any(_is_npu_string(elt) for elt in node.elts) \
+        and all(isinstance(elt, nodes.Const) and isinstance(elt.value, str) and _DEVICE_NAME.fullmatch(elt.value)
+                for elt in node.elts)
 
 
 def names_npu(node: nodes.NodeNG) -> bool:

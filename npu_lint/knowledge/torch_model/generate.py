@@ -222,6 +222,11 @@ class Collector:
         if type(cls).__name__ == "tensortype":
             # Legacy types (torch.cuda.FloatTensor): calling one gives a Tensor.
             return {"b": "torch.Tensor"}
+        if type(cls).__name__ == "VariableMeta":
+            # torch.autograd.Variable: its C base (_LegacyVariableBase) makes calling it give a
+            # Tensor, and every Tensor is an instance of it; old code wraps tensors in it
+            # (`Variable(torch.Tensor(x)).cuda()`, lpips).
+            return {"b": "torch.Tensor"}
         mro = cls.__mro__
         base = next((b for b in mro[1:] if id(b) in self.homes), None)
         record: dict = {}
