@@ -62,7 +62,6 @@ from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_arg
 from npu_lint.analysis.cuda_kernels import kernel_names, runs_cuda_kernel
 from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.names import identifier_words, qualified_name, statements_after
-from npu_lint.config.project_scripts import own_packages
 from npu_lint.knowledge.library_advice import table
 
 _STRING_TESTS = frozenset({"startswith", "endswith"})
@@ -104,11 +103,14 @@ def handed_to_cuda_switch(node: nodes.NodeNG) -> bool:
     if test is node and isinstance(node, (nodes.Const, nodes.JoinedStr)):
         return False  # a string that is not compared is no test
     value, parent = test, test.parent
-    if isinstance(parent, nodes.IfExp) and parent.test is value and all(
-            isinstance(side, nodes.Const) and isinstance(side.value, bool) for side in (parent.body, parent.orelse)):
-        value, parent = parent, parent.parent  # `True if <test> else False`
+    if isinstance(parent, nodes.IfExp) and parent.test is value:
+        # `True if <test> else False`, `gpus=1 if torch.cuda.is_available() else 0` (Lightning 1.x),
+        # `precision="16-mixed" if torch.cuda.is_available() else "32-true"`
+        value, parent = parent, parent.parent
     if not (isinstance(parent, nodes.Keyword) and parent.value is value and parent.arg):
         return False
+    if parent.arg in tables().cuda_switches:
+        return True
     words = set(identifier_words(parent.arg))
     return bool(words & _SWITCH_WORDS) and not words & _NOT_SWITCH_WORDS
 
@@ -240,9 +242,6 @@ def argument_of_library_call(node: nodes.NodeNG) -> bool:
             qname = qualified_name(parent.func)
             if qname is not None and table().library_of(qname) is not None:
                 return True  # CUDA-only ones: torch_scatter's CPU kernels may still get the value
-            if isinstance(child, nodes.Keyword) and child.arg in tables().cuda_switches and qname is not None \
-                    and _third_party(qname, node):
-                return True  # `pl.Trainer(gpus=1 if torch.cuda.is_available() else 0)`: the library's switch
             if qname is not None and _has_own_cuda_backend(qname) \
                     and argument_role(child.value if isinstance(child, nodes.Keyword) else child) != "device":
                 # `WhisperModel(size, device="cuda" if torch.cuda.is_available() else "cpu")`,
@@ -254,12 +253,6 @@ def argument_of_library_call(node: nodes.NodeNG) -> bool:
                 return True
         child, parent = parent, parent.parent
     return False
-
-
-def _third_party(qname: str, node: nodes.NodeNG) -> bool:
-    """Is the callable `qname` a library's: neither torch's nor the linted project's own?"""
-    top = qname.split(".", 1)[0]
-    return top not in ("torch", "torch_npu") and top not in own_packages(node.root().file or "")
 
 
 def _has_own_cuda_backend(qname: str) -> bool:
