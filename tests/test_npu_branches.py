@@ -124,3 +124,79 @@ def test_the_text_precheck_finds_every_way_the_rules_name_the_npu():
     check()
     assert not may_name_npu("def forward(self, input):\n    return self.inputs(input)\n")
     assert may_name_npu("if is_torch_npu_available():") and may_name_npu("class NPUAccelerator:")
+
+
+# `torch.version.cuda` and `torch.version.hip` are None on the CPU build of torch that torch_npu
+# runs on (transfer_to_npu leaves them alone): a test that needs either is false on every NPU
+# machine, whether or not the module names the NPU anywhere.
+CUDA_BUILD_HEADER = "import torch\n"
+
+
+def codes_without_npu(body: str) -> list[tuple[int, str]]:
+    text = CUDA_BUILD_HEADER + textwrap.dedent(body)
+    result = engine_for(Settings()).check_text(text, "snippet.py")
+    assert not result.problems
+    return [(f.start.line - CUDA_BUILD_HEADER.count("\n"), f.code) for f in result.findings]
+
+
+@pytest.mark.parametrize("body", [
+    # optimum-quanto 0.2.7 tensor/weights/qbits.py: the AWQ kernel needs a CUDA build
+    """
+    def create(qtype, data, scale):
+        if (
+            scale.dtype == torch.float16
+            and (data.device.type == "cuda" and torch.version.cuda)
+            and torch.cuda.get_device_capability(data.device)[0] >= 8
+        ):
+            return "awq"
+        return "generic"
+    """,
+    # torchao 0.18 utils.py: an SM-version probe
+    """
+    def is_sm_at_least_90():
+        return (
+            torch.cuda.is_available()
+            and torch.version.cuda
+            and torch.cuda.get_device_capability() >= (9, 0)
+        )
+    """,
+    # GPTQModel 7.7 exllamav3/util/arch_list.py: leaves at once without a CUDA build
+    """
+    def maybe_set_arch_list_env():
+        if not torch.version.cuda:
+            return
+        for i in range(torch.cuda.device_count()):
+            capability = torch.cuda.get_device_capability(i)
+    """,
+    # bitsandbytes' cuda_specs.py: a ROCm build is not the NPU's either; `is not None` alike
+    """
+    if torch.version.hip:
+        torch.cuda.synchronize()
+    if torch.version.cuda is not None:
+        torch.cuda.synchronize()
+    """,
+])
+def test_a_test_of_a_cuda_build_is_off_the_npu_path(body):
+    assert codes_without_npu(body) == []
+
+
+@pytest.mark.parametrize("body, expected", [
+    # the branch for a build without CUDA is the NPU's: still reported
+    ("""
+    if torch.version.cuda is None:
+        torch.cuda.synchronize()
+    """, [(3, "NPU101")]),
+    # a test beside it in an `or` still runs on the NPU
+    ("""
+    if torch.version.cuda or torch.cuda.is_available():
+        torch.cuda.synchronize()
+    """, [(2, "NPU101"), (3, "NPU101")]),
+    # another module's `version.cuda` is not torch's
+    ("""
+    import mylib
+    if mylib.version.cuda:
+        torch.cuda.synchronize()
+    """, [(4, "NPU101")]),
+])
+def test_a_cuda_build_test_leaves_the_rest_reported(body, expected):
+    assert codes_without_npu(body) == expected

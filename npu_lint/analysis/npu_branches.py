@@ -33,6 +33,12 @@ take is not reported. A path is off the NPU when
   every torch.cuda name it uses (beyond the test) has its torch.npu twin in that body
   (transformers' Trainer saves and restores each device's RNG state in an `if` per device, and
   `set_seed` seeds CUDA and then, under `if is_torch_npu_available():`, the NPU);
+- its test asks for a CUDA (or ROCm) build of torch: `torch.version.cuda` and `torch.version.hip`
+  are None on the CPU build of torch that torch_npu runs on, under transfer_to_npu too, so
+  `if torch.version.cuda:`, `x.device.type == "cuda" and torch.version.cuda and ...` and the
+  code after `if not torch.version.cuda: return` are CUDA's alone (optimum-quanto picks its
+  AWQ and Marlin kernels so, torchao and axolotl probe SM versions so) -- this needs no NPU
+  code in the module;
 - it stores a CUDA test (false on the NPU) and its NPU twin stands in the same block, the same
   text with `npu` for `cuda` (timm's data loader: `self.is_cuda = device.type == 'cuda' and
   torch.cuda.is_available()`, then `self.is_npu = device.type == 'npu' and
@@ -66,12 +72,15 @@ _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 
 # Every way a module can say "NPU" that the rules below read (an identifier word `npu`, an "npu"
 # device string or variable name in any case) matches this; "input" does not.
-_MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)")
+_MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b")
+# torch's build versions that are None on the build torch_npu runs on.
+_CUDA_BUILD_VERSIONS = frozenset({"torch.version.cuda", "torch.version.hip"})
 
 
 def may_name_npu(text: str) -> bool:
-    """False when the source text cannot hold a test or body that names the NPU: then no path
-    of it is off the NPU's, and `off_npu_path` need not walk up from each finding."""
+    """False when the source text cannot hold a test or body that names the NPU, nor a test of
+    a CUDA build of torch: then no path of it is off the NPU's, and `off_npu_path` need not walk
+    up from each finding."""
     return _MAY_NAME_NPU.search(text) is not None
 
 
@@ -381,6 +390,8 @@ def _polarity(test: nodes.NodeNG) -> int:
         return UNKNOWN
     if isinstance(test, nodes.Compare):
         return _compare_polarity(test)
+    if _is_cuda_build_version(test):
+        return NEGATIVE  # `if torch.version.cuda:`: None on the NPU's torch
     if _reads_npu_switch(test):
         return POSITIVE  # `if os.environ.get("USE_NPU"):`
     if isinstance(test, (nodes.Name, nodes.Attribute, nodes.Call)) and names_npu(test):
@@ -402,6 +413,8 @@ def _compare_polarity(test: nodes.Compare) -> int:
     if _is_npu_string(left) or _is_npu_string(right) or _holds_npu_string(right):
         return {"==": POSITIVE, "is": POSITIVE, "in": POSITIVE,
                 "!=": NEGATIVE, "is not": NEGATIVE, "not in": NEGATIVE}.get(op, UNKNOWN)
+    if isinstance(right, nodes.Const) and right.value is None and _is_cuda_build_version(left):
+        return {"is not": NEGATIVE, "!=": NEGATIVE, "is": POSITIVE, "==": POSITIVE}.get(op, UNKNOWN)
     if isinstance(right, nodes.Const) and right.value is None and names_npu(left):
         return {"is not": POSITIVE, "!=": POSITIVE, "is": NEGATIVE, "==": NEGATIVE}.get(op, UNKNOWN)
     # `kind == DistributedType.MULTI_NPU`: a named NPU constant against a value, not `npu_count == 0`.
@@ -409,6 +422,12 @@ def _compare_polarity(test: nodes.Compare) -> int:
     if len(named) == 1 and not isinstance(right if named[0] is left else left, nodes.Const):
         return {"==": POSITIVE, "is": POSITIVE, "!=": NEGATIVE, "is not": NEGATIVE}.get(op, UNKNOWN)
     return UNKNOWN
+
+
+def _is_cuda_build_version(node: nodes.NodeNG) -> bool:
+    """`torch.version.cuda` / `torch.version.hip` (also through `from torch import version`)."""
+    return isinstance(node, nodes.Attribute) and node.attrname in ("cuda", "hip") \
+        and qualified_name(node) in _CUDA_BUILD_VERSIONS
 
 
 def _reads_npu_switch(node: nodes.NodeNG) -> bool:
