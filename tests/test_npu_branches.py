@@ -160,13 +160,14 @@ def codes_without_npu(body: str) -> list[tuple[int, str]]:
             and torch.cuda.get_device_capability() >= (9, 0)
         )
     """,
-    # GPTQModel 7.7 exllamav3/util/arch_list.py: leaves at once without a CUDA build
+    # an `elif` after a test of a CUDA build: the NPU takes the `else`
     """
-    def maybe_set_arch_list_env():
-        if not torch.version.cuda:
-            return
-        for i in range(torch.cuda.device_count()):
-            capability = torch.cuda.get_device_capability(i)
+    def version_of_build():
+        if torch.version.cuda:
+            return torch.cuda.get_device_capability()
+        elif torch.version.hip:
+            return torch.cuda.get_device_properties(0).gcnArchName
+        return None
     """,
     # bitsandbytes' cuda_specs.py: a ROCm build is not the NPU's either; `is not None` alike
     """
@@ -186,6 +187,13 @@ def test_a_test_of_a_cuda_build_is_off_the_npu_path(body):
     if torch.version.cuda is None:
         torch.cuda.synchronize()
     """, [(3, "NPU101")]),
+    # `not torch.version.cuda` holds on every build without CUDA: a `raise` under it is no NPU
+    # branch, and what follows stays reported (GPTQModel 7.7 exllamav3/util/arch_list.py)
+    ("""
+    if not torch.version.cuda:
+        raise RuntimeError("needs a CUDA build")
+    torch.cuda.synchronize()
+    """, [(4, "NPU101")]),
     # a test beside it in an `or` still runs on the NPU
     ("""
     if torch.version.cuda or torch.cuda.is_available():

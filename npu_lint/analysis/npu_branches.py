@@ -35,10 +35,11 @@ take is not reported. A path is off the NPU when
   `set_seed` seeds CUDA and then, under `if is_torch_npu_available():`, the NPU);
 - its test asks for a CUDA (or ROCm) build of torch: `torch.version.cuda` and `torch.version.hip`
   are None on the CPU build of torch that torch_npu runs on, under transfer_to_npu too, so
-  `if torch.version.cuda:`, `x.device.type == "cuda" and torch.version.cuda and ...` and the
-  code after `if not torch.version.cuda: return` are CUDA's alone (optimum-quanto picks its
-  AWQ and Marlin kernels so, torchao and axolotl probe SM versions so) -- this needs no NPU
-  code in the module;
+  `if torch.version.cuda:` and `x.device.type == "cuda" and torch.version.cuda and ...` are
+  CUDA's alone (optimum-quanto picks its AWQ and Marlin kernels so, torchao and axolotl probe SM
+  versions so) -- this needs no NPU code in the module. Their negations (`not
+  torch.version.cuda`, `torch.version.cuda is None`) hold on every build without CUDA, so they
+  do not make a branch the NPU's own;
 - it stores a CUDA test (false on the NPU) and its NPU twin stands in the same block, the same
   text with `npu` for `cuda` (timm's data loader: `self.is_cuda = device.type == 'cuda' and
   torch.cuda.is_available()`, then `self.is_npu = device.type == 'npu' and
@@ -380,6 +381,8 @@ def _device_api_names(statements: list[nodes.NodeNG], prefix: str) -> set[str]:
 def _polarity(test: nodes.NodeNG) -> int:
     """POSITIVE when the test is true only on the NPU, NEGATIVE when true only off it."""
     if isinstance(test, nodes.UnaryOp) and test.op == "not":
+        if _asks_for_cuda_build(test.operand):
+            return UNKNOWN  # true on the NPU, and on every other build without CUDA
         return -_polarity(test.operand)
     if isinstance(test, nodes.BoolOp):
         signs = {_polarity(value) for value in test.values} - {UNKNOWN}
@@ -414,7 +417,8 @@ def _compare_polarity(test: nodes.Compare) -> int:
         return {"==": POSITIVE, "is": POSITIVE, "in": POSITIVE,
                 "!=": NEGATIVE, "is not": NEGATIVE, "not in": NEGATIVE}.get(op, UNKNOWN)
     if isinstance(right, nodes.Const) and right.value is None and _is_cuda_build_version(left):
-        return {"is not": NEGATIVE, "!=": NEGATIVE, "is": POSITIVE, "==": POSITIVE}.get(op, UNKNOWN)
+        # `is None` holds on the NPU but on every build without CUDA too: it says nothing
+        return {"is not": NEGATIVE, "!=": NEGATIVE}.get(op, UNKNOWN)
     if isinstance(right, nodes.Const) and right.value is None and names_npu(left):
         return {"is not": POSITIVE, "!=": POSITIVE, "is": NEGATIVE, "==": NEGATIVE}.get(op, UNKNOWN)
     # `kind == DistributedType.MULTI_NPU`: a named NPU constant against a value, not `npu_count == 0`.
@@ -422,6 +426,16 @@ def _compare_polarity(test: nodes.Compare) -> int:
     if len(named) == 1 and not isinstance(right if named[0] is left else left, nodes.Const):
         return {"==": POSITIVE, "is": POSITIVE, "!=": NEGATIVE, "is not": NEGATIVE}.get(op, UNKNOWN)
     return UNKNOWN
+
+
+def _asks_for_cuda_build(node: nodes.NodeNG) -> bool:
+    """Is `node` NEGATIVE through a test of a CUDA build (`torch.version.cuda`, `... and
+    torch.version.cuda`)? Turned by `not`, it holds off CUDA, not on the NPU alone."""
+    if isinstance(node, nodes.BoolOp):
+        return any(_asks_for_cuda_build(value) for value in node.values)
+    if isinstance(node, nodes.Compare) and len(node.ops) == 1:
+        return _is_cuda_build_version(node.left)
+    return _is_cuda_build_version(node)
 
 
 def _is_cuda_build_version(node: nodes.NodeNG) -> bool:
