@@ -56,6 +56,31 @@ def codes(body: str) -> list[tuple[int, str]]:
         raise ImportError("use the NPU build of this package")
     torch.cuda.synchronize()
     """,
+    # one `if` per device, each test narrowed by an `and` (GPTQModel 7.7 utils/threadx.py)
+    """
+    def discover(include_cuda, include_xpu, include_npu, HAS_NPU):
+        discovered = []
+        if include_cuda and torch.cuda.is_available():
+            for i in range(torch.cuda.device_count()):
+                discovered.append(torch.device("cuda", i))
+        if include_xpu and hasattr(torch, "xpu") and torch.xpu.is_available():
+            for i in range(torch.xpu.device_count()):
+                discovered.append(torch.device("xpu", i))
+        if include_npu and HAS_NPU:
+            for i in range(torch.npu.device_count()):
+                discovered.append(torch.device("npu", i))
+        return discovered
+    """,
+    """
+    def normalize(d, HAS_NPU):
+        if torch.cuda.is_available():
+            return torch.device("cuda", d)
+        if hasattr(torch, "xpu") and torch.xpu.is_available():
+            return torch.device("xpu", d)
+        if HAS_NPU:
+            return torch.device("npu", d)
+        return torch.device("cpu")
+    """,
 ])
 def test_off_the_npu_path(body):
     assert codes(body) == []
@@ -93,6 +118,17 @@ def test_off_the_npu_path(body):
     else:
         model = torch.nn.Linear(2, 2).npu()
     """, [(4, "NPU101")]),
+    # an `and` with something else than a device test does not make a family of device tests
+    ("""
+    def normalize(d, use_fast, HAS_NPU):
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+        if use_fast and d > 0:
+            d = 0
+        if HAS_NPU:
+            d = torch.device("npu", d)
+        return d
+    """, [(3, "NPU101"), (4, "NPU101")]),
     # a list beside something else than the NPU
     ("""
     DEVICES = ["cuda", "xpu"]

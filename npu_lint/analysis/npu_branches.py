@@ -28,7 +28,9 @@ take is not reported. A path is off the NPU when
   NPU's part (`if is_torch_cuda_available(): ...` then
   `if is_torch_npu_available(): ... torch.npu.get_device_name()`, LLaMA-Factory's env.py;
   axolotl's utils/distributed.py), also past other devices' tests (`if device == "xpu":`
-  between, Liger-Kernel's utils.py): each device has its own test;
+  between, Liger-Kernel's utils.py), also when an `and` narrows the tests
+  (`if include_cuda and torch.cuda.is_available():` ... `if include_npu and HAS_NPU:`,
+  GPTQModel's utils/threadx.py): each device has its own test;
 - it does CUDA's part of what a statement of the same block, `if <NPU test>:`, does for the NPU:
   every torch.cuda name it uses (beyond the test) has its torch.npu twin in that body
   (transformers' Trainer saves and restores each device's RNG state in an `if` per device, and
@@ -239,8 +241,8 @@ def _cuda_probe_beside_npu_probe(statement: nodes.If) -> bool:
     """`if torch.cuda.is_available():` (or `if "cuda" in str(device):`) next to
     `if is_npu_available():` whose body is the NPU's own (it names the NPU:
     `torch.npu.get_device_name()`)."""
-    if statement.orelse or not (_probes_cuda(statement.test) or _tests_cuda_device(statement.test)):
-        return False
+    if statement.orelse or not _is_cuda_test(statement.test):
+        return False  # `_is_cuda_test`: also `include_cuda and torch.cuda.is_available()`
     return any(_polarity(other.test) == POSITIVE and any(names_npu(stmt) for stmt in other.body)
                for other in _device_tests_beside(statement))
 
@@ -260,7 +262,10 @@ def _device_tests_beside(statement: nodes.If) -> Iterable[nodes.If]:
 
 def _tests_one_device(test: nodes.NodeNG) -> bool:
     """`device == "xpu"`, `"mps" in str(device)`, `torch.xpu.is_available()`: a test for one
-    device, as a family of per-device `if` statements has one each."""
+    device, as a family of per-device `if` statements has one each; an `and` narrows one
+    (`include_xpu and torch.xpu.is_available()`, GPTQModel's device discovery)."""
+    if isinstance(test, nodes.BoolOp) and test.op == "and":
+        return any(_tests_one_device(value) for value in test.values)
     if isinstance(test, nodes.Call):
         return not test.args and not test.keywords and "available" in {
             word for name in _words(test.func) for word in identifier_words(name)}
