@@ -56,6 +56,31 @@ def codes(body: str) -> list[tuple[int, str]]:
         raise ImportError("use the NPU build of this package")
     torch.cuda.synchronize()
     """,
+    # one `if` per device, each test narrowed by an `and` (GPTQModel 7.7 utils/threadx.py)
+    """
+    def discover(include_cuda, include_xpu, include_npu, HAS_NPU):
+        discovered = []
+        if include_cuda and torch.cuda.is_available():
+            for i in range(torch.cuda.device_count()):
+                discovered.append(torch.device("cuda", i))
+        if include_xpu and hasattr(torch, "xpu") and torch.xpu.is_available():
+            for i in range(torch.xpu.device_count()):
+                discovered.append(torch.device("xpu", i))
+        if include_npu and HAS_NPU:
+            for i in range(torch.npu.device_count()):
+                discovered.append(torch.device("npu", i))
+        return discovered
+    """,
+    """
+    def normalize(d, HAS_NPU):
+        if torch.cuda.is_available():
+            return torch.device("cuda", d)
+        if hasattr(torch, "xpu") and torch.xpu.is_available():
+            return torch.device("xpu", d)
+        if HAS_NPU:
+            return torch.device("npu", d)
+        return torch.device("cpu")
+    """,
 ])
 def test_off_the_npu_path(body):
     assert codes(body) == []
@@ -93,6 +118,17 @@ def test_off_the_npu_path(body):
     else:
         model = torch.nn.Linear(2, 2).npu()
     """, [(4, "NPU101")]),
+    # an `and` with something else than a device test does not make a family of device tests
+    ("""
+    def normalize(d, use_fast, HAS_NPU):
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+        if use_fast and d > 0:
+            d = 0
+        if HAS_NPU:
+            d = torch.device("npu", d)
+        return d
+    """, [(3, "NPU101"), (4, "NPU101")]),
     # a list beside something else than the NPU
     ("""
     DEVICES = ["cuda", "xpu"]
@@ -124,3 +160,87 @@ def test_the_text_precheck_finds_every_way_the_rules_name_the_npu():
     check()
     assert not may_name_npu("def forward(self, input):\n    return self.inputs(input)\n")
     assert may_name_npu("if is_torch_npu_available():") and may_name_npu("class NPUAccelerator:")
+
+
+# `torch.version.cuda` and `torch.version.hip` are None on the CPU build of torch that torch_npu
+# runs on (transfer_to_npu leaves them alone): a test that needs either is false on every NPU
+# machine, whether or not the module names the NPU anywhere.
+CUDA_BUILD_HEADER = "import torch\n"
+
+
+def codes_without_npu(body: str) -> list[tuple[int, str]]:
+    text = CUDA_BUILD_HEADER + textwrap.dedent(body)
+    result = engine_for(Settings()).check_text(text, "snippet.py")
+    assert not result.problems
+    return [(f.start.line - CUDA_BUILD_HEADER.count("\n"), f.code) for f in result.findings]
+
+
+@pytest.mark.parametrize("body", [
+    # optimum-quanto 0.2.7 tensor/weights/qbits.py: the AWQ kernel needs a CUDA build
+    """
+    def create(qtype, data, scale):
+        if (
+            scale.dtype == torch.float16
+            and (data.device.type == "cuda" and torch.version.cuda)
+            and torch.cuda.get_device_capability(data.device)[0] >= 8
+        ):
+            return "awq"
+        return "generic"
+    """,
+    # torchao 0.18 utils.py: an SM-version probe
+    """
+    def is_sm_at_least_90():
+        return (
+            torch.cuda.is_available()
+            and torch.version.cuda
+            and torch.cuda.get_device_capability() >= (9, 0)
+        )
+    """,
+    # an `elif` after a test of a CUDA build: the NPU takes the `else`
+    """
+    def version_of_build():
+        if torch.version.cuda:
+            return torch.cuda.get_device_capability()
+        elif torch.version.hip:
+            return torch.cuda.get_device_properties(0).gcnArchName
+        return None
+    """,
+    # bitsandbytes' cuda_specs.py: a ROCm build is not the NPU's either; `is not None` alike
+    """
+    if torch.version.hip:
+        torch.cuda.synchronize()
+    if torch.version.cuda is not None:
+        torch.cuda.synchronize()
+    """,
+])
+def test_a_test_of_a_cuda_build_is_off_the_npu_path(body):
+    assert codes_without_npu(body) == []
+
+
+@pytest.mark.parametrize("body, expected", [
+    # the branch for a build without CUDA is the NPU's: still reported
+    ("""
+    if torch.version.cuda is None:
+        torch.cuda.synchronize()
+    """, [(3, "NPU101")]),
+    # `not torch.version.cuda` holds on every build without CUDA: a `raise` under it is no NPU
+    # branch, and what follows stays reported (GPTQModel 7.7 exllamav3/util/arch_list.py)
+    ("""
+    if not torch.version.cuda:
+        raise RuntimeError("needs a CUDA build")
+    torch.cuda.synchronize()
+    """, [(4, "NPU101")]),
+    # a test beside it in an `or` still runs on the NPU
+    ("""
+    if torch.version.cuda or torch.cuda.is_available():
+        torch.cuda.synchronize()
+    """, [(2, "NPU101"), (3, "NPU101")]),
+    # another module's `version.cuda` is not torch's
+    ("""
+    import mylib
+    if mylib.version.cuda:
+        torch.cuda.synchronize()
+    """, [(4, "NPU101")]),
+])
+def test_a_cuda_build_test_leaves_the_rest_reported(body, expected):
+    assert codes_without_npu(body) == expected

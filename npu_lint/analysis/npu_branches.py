@@ -34,11 +34,20 @@ take is not reported. A path is off the NPU when
   NPU's part (`if is_torch_cuda_available(): ...` then
   `if is_torch_npu_available(): ... torch.npu.get_device_name()`, LLaMA-Factory's env.py;
   axolotl's utils/distributed.py), also past other devices' tests (`if device == "xpu":`
-  between, Liger-Kernel's utils.py): each device has its own test;
+  between, Liger-Kernel's utils.py), also when an `and` narrows the tests
+  (`if include_cuda and torch.cuda.is_available():` ... `if include_npu and HAS_NPU:`,
+  GPTQModel's utils/threadx.py): each device has its own test;
 - it does CUDA's part of what a statement of the same block, `if <NPU test>:`, does for the NPU:
   every torch.cuda name it uses (beyond the test) has its torch.npu twin in that body
   (transformers' Trainer saves and restores each device's RNG state in an `if` per device, and
   `set_seed` seeds CUDA and then, under `if is_torch_npu_available():`, the NPU);
+- its test asks for a CUDA (or ROCm) build of torch: `torch.version.cuda` and `torch.version.hip`
+  are None on the CPU build of torch that torch_npu runs on, under transfer_to_npu too, so
+  `if torch.version.cuda:` and `x.device.type == "cuda" and torch.version.cuda and ...` are
+  CUDA's alone (optimum-quanto picks its AWQ and Marlin kernels so, torchao and axolotl probe SM
+  versions so) -- this needs no NPU code in the module. Their negations (`not
+  torch.version.cuda`, `torch.version.cuda is None`) hold on every build without CUDA, so they
+  do not make a branch the NPU's own;
 - it stores a CUDA test (false on the NPU) and its NPU twin stands in the same block, the same
   text with `npu` for `cuda` (timm's data loader: `self.is_cuda = device.type == 'cuda' and
   torch.cuda.is_available()`, then `self.is_npu = device.type == 'npu' and
@@ -73,12 +82,15 @@ _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 
 # Every way a module can say "NPU" that the rules below read (an identifier word `npu`, an "npu"
 # device string or variable name in any case) matches this; "input" does not.
-_MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)")
+_MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b")
+# torch's build versions that are None on the build torch_npu runs on.
+_CUDA_BUILD_VERSIONS = frozenset({"torch.version.cuda", "torch.version.hip"})
 
 
 def may_name_npu(text: str) -> bool:
-    """False when the source text cannot hold a test or body that names the NPU: then no path
-    of it is off the NPU's, and `off_npu_path` need not walk up from each finding."""
+    """False when the source text cannot hold a test or body that names the NPU, nor a test of
+    a CUDA build of torch: then no path of it is off the NPU's, and `off_npu_path` need not walk
+    up from each finding."""
     return _MAY_NAME_NPU.search(text) is not None
 
 
@@ -253,8 +265,8 @@ def _cuda_probe_beside_npu_probe(statement: nodes.If) -> bool:
     """`if torch.cuda.is_available():` (or `if "cuda" in str(device):`) next to
     `if is_npu_available():` whose body is the NPU's own (it names the NPU:
     `torch.npu.get_device_name()`)."""
-    if statement.orelse or not (_probes_cuda(statement.test) or _tests_cuda_device(statement.test)):
-        return False
+    if statement.orelse or not _is_cuda_test(statement.test):
+        return False  # `_is_cuda_test`: also `include_cuda and torch.cuda.is_available()`
     return any(_polarity(other.test) == POSITIVE and any(names_npu(stmt) for stmt in other.body)
                for other in _device_tests_beside(statement))
 
@@ -274,7 +286,10 @@ def _device_tests_beside(statement: nodes.If) -> Iterable[nodes.If]:
 
 def _tests_one_device(test: nodes.NodeNG) -> bool:
     """`device == "xpu"`, `"mps" in str(device)`, `torch.xpu.is_available()`: a test for one
-    device, as a family of per-device `if` statements has one each."""
+    device, as a family of per-device `if` statements has one each; an `and` narrows one
+    (`include_xpu and torch.xpu.is_available()`, GPTQModel's device discovery)."""
+    if isinstance(test, nodes.BoolOp) and test.op == "and":
+        return any(_tests_one_device(value) for value in test.values)
     if isinstance(test, nodes.Call):
         return not test.args and not test.keywords and "available" in {
             word for name in _words(test.func) for word in identifier_words(name)}
@@ -463,6 +478,8 @@ def _device_api_names(statements: list[nodes.NodeNG], prefix: str) -> set[str]:
 def _polarity(test: nodes.NodeNG) -> int:
     """POSITIVE when the test is true only on the NPU, NEGATIVE when true only off it."""
     if isinstance(test, nodes.UnaryOp) and test.op == "not":
+        if _asks_for_cuda_build(test.operand):
+            return UNKNOWN  # true on the NPU, and on every other build without CUDA
         return -_polarity(test.operand)
     if isinstance(test, nodes.BoolOp):
         signs = {_polarity(value) for value in test.values} - {UNKNOWN}
@@ -473,6 +490,8 @@ def _polarity(test: nodes.NodeNG) -> int:
         return UNKNOWN
     if isinstance(test, nodes.Compare):
         return _compare_polarity(test)
+    if _is_cuda_build_version(test):
+        return NEGATIVE  # `if torch.version.cuda:`: None on the NPU's torch
     if _reads_npu_switch(test):
         return POSITIVE  # `if os.environ.get("USE_NPU"):`
     if isinstance(test, (nodes.Name, nodes.Attribute, nodes.Call)) and names_npu(test):
@@ -494,6 +513,9 @@ def _compare_polarity(test: nodes.Compare) -> int:
     if _is_npu_string(left) or _is_npu_string(right) or _holds_npu_string(right):
         return {"==": POSITIVE, "is": POSITIVE, "in": POSITIVE,
                 "!=": NEGATIVE, "is not": NEGATIVE, "not in": NEGATIVE}.get(op, UNKNOWN)
+    if isinstance(right, nodes.Const) and right.value is None and _is_cuda_build_version(left):
+        # `is None` holds on the NPU but on every build without CUDA too: it says nothing
+        return {"is not": NEGATIVE, "!=": NEGATIVE}.get(op, UNKNOWN)
     if isinstance(right, nodes.Const) and right.value is None and names_npu(left):
         return {"is not": POSITIVE, "!=": POSITIVE, "is": NEGATIVE, "==": NEGATIVE}.get(op, UNKNOWN)
     # `kind == DistributedType.MULTI_NPU`: a named NPU constant against a value, not `npu_count == 0`.
@@ -501,6 +523,22 @@ def _compare_polarity(test: nodes.Compare) -> int:
     if len(named) == 1 and not isinstance(right if named[0] is left else left, nodes.Const):
         return {"==": POSITIVE, "is": POSITIVE, "!=": NEGATIVE, "is not": NEGATIVE}.get(op, UNKNOWN)
     return UNKNOWN
+
+
+def _asks_for_cuda_build(node: nodes.NodeNG) -> bool:
+    """Is `node` NEGATIVE through a test of a CUDA build (`torch.version.cuda`, `... and
+    torch.version.cuda`)? Turned by `not`, it holds off CUDA, not on the NPU alone."""
+    if isinstance(node, nodes.BoolOp):
+        return any(_asks_for_cuda_build(value) for value in node.values)
+    if isinstance(node, nodes.Compare) and len(node.ops) == 1:
+        return _is_cuda_build_version(node.left)
+    return _is_cuda_build_version(node)
+
+
+def _is_cuda_build_version(node: nodes.NodeNG) -> bool:
+    """`torch.version.cuda` / `torch.version.hip` (also through `from torch import version`)."""
+    return isinstance(node, nodes.Attribute) and node.attrname in ("cuda", "hip") \
+        and qualified_name(node) in _CUDA_BUILD_VERSIONS
 
 
 def _reads_npu_switch(node: nodes.NodeNG) -> bool:

@@ -11,6 +11,7 @@ from astroid import nodes
 from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import guards_cuda_library
+from npu_lint.analysis.cuda_overrides import receiver_classes, unported_cuda_override
 from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
@@ -58,17 +59,40 @@ class MethodCheck(Check):
             return  # `if x.is_cuda: cupy.asarray(x)`: False on the NPU, as the port wants
         edit = edits.attribute_name_edit(ctx, node, self.replacement) if self.replacement else None
         neutral = self._device_neutral(node, ctx) if self.settings.strategy == "agnostic" else None
+        applicability = None if kind is not ReceiverKind.UNKNOWN else Applicability.UNSAFE
+        label = _RECEIVER_LABEL[kind]
+        override = self._unported_override(node) if called else None
+        if override is not None:
+            # hqq's `self.cuda(self.device)` in HQQLinear, gpytorch's `return self.cuda()`: the
+            # rename would call the base class's npu() (or to()), which skips the override
+            # (NPU119); it is right once the class has a method of its own.
+            applicability = Applicability.DISPLAY_ONLY
+            label = f"{label}, whose class `{override.name}` overrides `cuda()` without {self._own_method()} (NPU119),"
         count = len(ctx.findings)
         ctx.report(
             self.rule, node.parent if called else node,
             confidence=_CONFIDENCE[kind],
             edits=(edit,) if edit else (),
-            applicability=None if kind is not ReceiverKind.UNKNOWN else Applicability.UNSAFE,
-            method=node.attrname, replacement=self.replacement or "", receiver=_RECEIVER_LABEL[kind],
+            applicability=applicability,
+            method=node.attrname, replacement=self.replacement or "", receiver=label,
             agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "",
         )
         if not called and len(ctx.findings) > count:
             ctx.scratch.setdefault(self, []).append((node, ctx.findings[-1]))
+
+    def _own_method(self) -> str:
+        return "a `to()`" if self.settings.strategy == "agnostic" else "an `npu()`"
+
+    def _unported_override(self, node: nodes.Attribute) -> nodes.ClassDef | None:
+        """The class of the receiver of `.cuda()` that overrides it with no `npu()` (no `to()` on
+        the agnostic route, whose fix calls that), if the receiver is always such an instance."""
+        if node.attrname != "cuda":
+            return None
+        method = "to" if self.settings.strategy == "agnostic" else "npu"
+        classes = list(receiver_classes(node.expr))
+        if classes and all(unported_cuda_override(cls, method) for cls in classes):
+            return classes[0]
+        return None
 
     def leave_module(self, ctx: ModuleContext) -> None:
         if self.settings.strategy == "manual" and self in ctx.scratch:

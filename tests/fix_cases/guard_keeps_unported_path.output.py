@@ -80,9 +80,10 @@ def compute_capabilities():
     return ccs
 
 
-# Renamed with what they guard: the version is tested for None, the loop's body has NPU names.
+# Left: a test that also needs a CUDA build (`torch.version.cuda is not None`) is false on the
+# NPU whatever its probe says. Renamed with what they guard: the loop's body has NPU names.
 def cuda_version_checked():
-    if torch.npu.is_available() and torch.version.cuda is not None:
+    if torch.cuda.is_available() and torch.version.cuda is not None:
         return int(torch.version.cuda.split(".")[0])
     return None
 
