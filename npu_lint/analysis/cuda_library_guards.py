@@ -129,7 +129,7 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
     if isinstance(parent, nodes.Assign) and parent.value is test and len(parent.targets) == 1:
         target = parent.targets[0]
         if isinstance(target, nodes.AssignName):
-            if spells_library(target.name):
+            if spells_library(target.name) and _asks(test):
                 return f"`{target.name}`"
             return next(filter(None, (_guarded(use) for use in _uses(target))), None)
         return None
@@ -146,6 +146,18 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
     if base is not None:
         return f"`{base}`, which its class extends"
     return None
+
+
+def _asks(test: nodes.NodeNG) -> bool:
+    """Is `test` a question with a yes or no answer (`img.device.type == "cuda"`, `x.is_cuda`,
+    `torch.cuda.is_available()`), as the flag a library's name holds is (`use_cupy = ...`)?
+    `mem_after_marlin = torch.cuda.memory_allocated()` (axolotl's Marlin tests) holds a number."""
+    if isinstance(test, (nodes.Compare, nodes.BoolOp, nodes.UnaryOp, nodes.Attribute)):
+        return True
+    if isinstance(test, nodes.Call):
+        name = test.func.attrname if isinstance(test.func, nodes.Attribute) else getattr(test.func, "name", "")
+        return name.startswith(("is_", "has_")) or "available" in name
+    return False
 
 
 def library_base(node: nodes.NodeNG) -> str | None:
