@@ -11,11 +11,11 @@ from npu_lint.engine.engine import engine_for
 HEADER = "import torch\nimport torch_npu\n"
 
 
-def codes(body: str) -> list[tuple[int, str]]:
-    text = HEADER + textwrap.dedent(body)
+def codes(body: str, header: str = HEADER) -> list[tuple[int, str]]:
+    text = header + textwrap.dedent(body)
     result = engine_for(Settings()).check_text(text, "snippet.py")
     assert not result.problems
-    return [(f.start.line - HEADER.count("\n"), f.code) for f in result.findings]
+    return [(f.start.line - header.count("\n"), f.code) for f in result.findings]
 
 
 @pytest.mark.parametrize("body", [
@@ -169,10 +169,7 @@ CUDA_BUILD_HEADER = "import torch\n"
 
 
 def codes_without_npu(body: str) -> list[tuple[int, str]]:
-    text = CUDA_BUILD_HEADER + textwrap.dedent(body)
-    result = engine_for(Settings()).check_text(text, "snippet.py")
-    assert not result.problems
-    return [(f.start.line - CUDA_BUILD_HEADER.count("\n"), f.code) for f in result.findings]
+    return codes(body, CUDA_BUILD_HEADER)
 
 
 @pytest.mark.parametrize("body", [
