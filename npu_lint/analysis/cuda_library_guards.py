@@ -103,9 +103,11 @@ def handed_to_cuda_switch(node: nodes.NodeNG) -> bool:
     if test is node and isinstance(node, (nodes.Const, nodes.JoinedStr)):
         return False  # a string that is not compared is no test
     value, parent = test, test.parent
-    if isinstance(parent, nodes.IfExp) and parent.test is value:
+    if isinstance(parent, nodes.IfExp) and parent.test is value and all(
+            isinstance(side, nodes.Const) for side in (parent.body, parent.orelse)):
         # `True if <test> else False`, `gpus=1 if torch.cuda.is_available() else 0` (Lightning 1.x),
-        # `precision="16-mixed" if torch.cuda.is_available() else "32-true"`
+        # `precision="16-mixed" if torch.cuda.is_available() else "32-true"`: a switch takes one of
+        # two settings; `torch_cuda=torch.cuda.get_rng_state() if ... else None` (nanotron) is a value
         value, parent = parent, parent.parent
     if not (isinstance(parent, nodes.Keyword) and parent.value is value and parent.arg):
         return False
