@@ -62,6 +62,7 @@ from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_arg
 from npu_lint.analysis.cuda_kernels import kernel_names, runs_cuda_kernel
 from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.names import identifier_words, qualified_name, statements_after
+from npu_lint.config.project_scripts import own_packages
 from npu_lint.knowledge.library_advice import table
 
 _STRING_TESTS = frozenset({"startswith", "endswith"})
@@ -97,8 +98,8 @@ def handed_to_cuda_switch(node: nodes.NodeNG) -> bool:
     with mergekit), `onnx2saved_model(..., cuda=device.type == "cuda")` (ultralytics, which then
     installs onnxruntime-gpu): the callee calls `.cuda()` or picks its CUDA build when the
     switch is on. On the NPU the test says no and the callee takes its CPU path; "npu" there
-    would turn the switch on and send the NPU machine down the CUDA path. The callee, if the
-    project's own, is ported where it uses the switch."""
+    would turn the switch on and send the NPU machine down the CUDA path. Only for a library's
+    callee (`_library_callee`): the project's own is ported where it uses the switch."""
     test, _siblings = test_expression(node)
     if test is node and isinstance(node, (nodes.Const, nodes.JoinedStr)):
         return False  # a string that is not compared is no test
@@ -111,10 +112,23 @@ def handed_to_cuda_switch(node: nodes.NodeNG) -> bool:
         value, parent = parent, parent.parent
     if not (isinstance(parent, nodes.Keyword) and parent.value is value and parent.arg):
         return False
-    if parent.arg in tables().cuda_switches:
-        return True
-    words = set(identifier_words(parent.arg))
-    return bool(words & _SWITCH_WORDS) and not words & _NOT_SWITCH_WORDS
+    if parent.arg not in tables().cuda_switches:
+        words = set(identifier_words(parent.arg))
+        if not words & _SWITCH_WORDS or words & _NOT_SWITCH_WORDS:
+            return False
+    return _library_callee(parent.parent)
+
+
+def _library_callee(call: nodes.NodeNG) -> bool:
+    """Is `call` into a library imported by name, neither torch nor the linted project's own?
+    A switch of the project's own code is ported with it: fairseq's `task.disambiguate_pronoun(...,
+    use_cuda=self.device.type == "cuda")` moves the sample with its own `move_to_cuda` (ported
+    to the NPU) when the switch is on, so on the NPU the test must say yes."""
+    qname = qualified_name(call.func) if isinstance(call, nodes.Call) else None
+    if qname is None:
+        return False
+    top = qname.split(".", 1)[0]
+    return top not in ("torch", "torch_npu") and top not in own_packages(call.root().file or "")
 
 
 def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
