@@ -65,7 +65,7 @@ from npu_lint.analysis.names import identifier_words, qualified_name, statements
 from npu_lint.config.project_scripts import own_packages
 from npu_lint.knowledge.library_advice import table
 
-_STRING_TESTS = frozenset({"startswith", "endswith"})
+STRING_TESTS = frozenset({"startswith", "endswith"})  # methods that test a string's prefix or suffix
 _EXITS = (nodes.Raise, nodes.Return)
 _CUDA_WORDS = ("cuda", "gpu")
 # What a pure-torch twin of a custom kernel is called (`_bias_act_ref`, `forward_native`, `_torch`)
@@ -347,7 +347,7 @@ def test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeNG
             siblings.extend(value for value in parent.values if value is not node)
         elif isinstance(parent, nodes.Call) and node in parent.args:
             func = parent.func
-            if not (isinstance(func, nodes.Attribute) and func.attrname in _STRING_TESTS):
+            if not (isinstance(func, nodes.Attribute) and func.attrname in STRING_TESTS):
                 return node, siblings
         elif isinstance(parent, nodes.Call) and parent.func is node:
             pass  # torch.cuda.is_available -> torch.cuda.is_available()

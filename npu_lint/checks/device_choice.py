@@ -24,12 +24,11 @@ from typing import Iterable
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.cuda_library_guards import test_expression
+from npu_lint.analysis.cuda_library_guards import STRING_TESTS, test_expression
 from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.not_values import keyed_by_device_type
 from npu_lint.core.findings import Applicability, Edit, Finding, Fix, Position, Related
 
-_STRING_TESTS = frozenset({"startswith", "endswith"})
 # The device-string rules (rules/device-strings.yaml) and the backend strings (rules/distributed.yaml)
 # whose finding is part of the port of the test or call that takes or picks the string.
 DEVICE_STRING_RULES = frozenset({"NPU110", "NPU111", "NPU201", "NPU204"})
@@ -66,7 +65,7 @@ def _compared_operands(test: nodes.NodeNG) -> list:
     if isinstance(test, nodes.Compare):
         return [test.left, *(other for _op, other in test.ops)]
     if isinstance(test, nodes.Call) and isinstance(test.func, nodes.Attribute) \
-            and test.func.attrname in _STRING_TESTS:
+            and test.func.attrname in STRING_TESTS:
         return list(test.args)
     return []
 

@@ -61,7 +61,7 @@ class MethodCheck(Check):
         neutral = self._device_neutral(node, ctx) if self.settings.strategy == "agnostic" else None
         applicability = None if kind is not ReceiverKind.UNKNOWN else Applicability.UNSAFE
         label = _RECEIVER_LABEL[kind]
-        override = self._unported_override(node) if called else None
+        override = self._unported_override(node) if called and kind is not ReceiverKind.TENSOR else None
         if override is not None:
             # hqq's `self.cuda(self.device)` in HQQLinear, gpytorch's `return self.cuda()`: the
             # rename would call the base class's npu() (or to()), which skips the override

@@ -30,7 +30,7 @@ from astroid import nodes
 from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.arguments import argument_role, is_docstring
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.cuda_library_guards import argument_of_library_call, picked_by_cuda_query
+from npu_lint.analysis.cuda_library_guards import STRING_TESTS, argument_of_library_call, picked_by_cuda_query
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.not_values import literal_members_declaring, not_a_value
@@ -101,7 +101,7 @@ def is_compared(node: nodes.NodeNG) -> bool:
         return True
     return (
         isinstance(parent, nodes.Call) and isinstance(parent.func, nodes.Attribute)
-        and parent.func.attrname in ("startswith", "endswith") and node in parent.args
+        and parent.func.attrname in STRING_TESTS and node in parent.args
     )
 
 

@@ -29,7 +29,7 @@ from npu_lint.analysis.names import (
 from npu_lint.analysis.none_uses import none_crash, none_guarded
 from npu_lint.analysis.result_fields import fields_read
 from npu_lint.checks.base import Check
-from npu_lint.checks.device_choice import DEVICE_STRING_RULES, absorb, fold_device_strings
+from npu_lint.checks.device_choice import DEVICE_STRING_RULES, NO_NPU_NAME_RULES, absorb, fold_device_strings
 from npu_lint.core.findings import Applicability, Edit, Finding, Position
 from npu_lint.knowledge.device_api import accelerator_name, device_type_call, takes_device_type_first, type_reference
 from npu_lint.knowledge.cuda_surface import (
@@ -269,8 +269,9 @@ def _fold_uses_into_imports(ctx: ModuleContext, reported: list) -> dict[int, Fin
     return {use: merged[id(target)] for use, target in folded.items()}
 
 
-# The device strings that a test of CUDA's availability guards (with Lightning's "gpu").
-_DEVICE_CHOICE_RULES = DEVICE_STRING_RULES | {"NPU113"}
+# The device strings that a test of CUDA's availability guards, and the names it picks that have no NPU
+# counterpart (Lightning's "gpu", a CPU-or-CUDA library's device).
+_DEVICE_CHOICE_RULES = DEVICE_STRING_RULES | NO_NPU_NAME_RULES
 
 
 def _fold_into_cuda_method_calls(ctx: ModuleContext, reported: list) -> None:

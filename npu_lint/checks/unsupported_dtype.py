@@ -285,7 +285,6 @@ class DtypeUnsupportedOnNpu(Check):
                    release=self.release, workaround=self.advice[found[0]])
 
 
-
 # torch's dtype names, as a table lists them (`torch.float16`, `torch.uint64`, `torch.quint8`)
 _DTYPE_NAME = re.compile(r"^torch\.(u?int\d+|float\d+\w*|bfloat16|half|float|double|long|int|short|bool|"
                          r"complex\d+|cfloat|cdouble|chalf|q\w+|bits\w+)$")
