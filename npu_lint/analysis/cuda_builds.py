@@ -127,7 +127,7 @@ def prebuilt_extension_names(module: nodes.Module) -> frozenset[str]:
         if extensions:
             names = frozenset(name for name, assignments in module.locals.items() for assignment in assignments
                               if isinstance(assignment, (nodes.Import, nodes.ImportFrom))
-                              and _imported_module(assignment, name, package) in extensions)
+                              and not extensions.isdisjoint(_imported_modules(assignment, name, package)))
         setattr(module, _PREBUILT_NAMES, names)
     return names
 
@@ -147,24 +147,29 @@ def _project_extensions(module: nodes.Module) -> tuple[frozenset[str], tuple[str
     return frozenset(extensions), package
 
 
-def _imported_module(statement: nodes.NodeNG, bound: str, package: tuple[str, ...]) -> str | None:
-    """The dotted module `statement` binds to `bound`, made absolute from the project root."""
+def _imported_modules(statement: nodes.NodeNG, bound: str, package: tuple[str, ...]) -> tuple[str, ...]:
+    """The dotted modules `statement` binds `bound` to or takes it from, made absolute from the
+    project root: `import ext` binds the extension (AutoGPTQ's `import autogptq_cuda_64`), `from .
+    import ext` too, and `from ext import make_q4` takes one of its functions (AutoGPTQ's
+    `exllama_kernels`)."""
     if isinstance(statement, nodes.Import):
         for name, alias in statement.names:
             if (alias or name.split(".")[0]) == bound:
-                return name if alias else None  # `import a.b.ext` binds `a`, the package
-        return None
+                # `import a.b.ext` binds `a`, the package, not the extension
+                return (name,) if alias or "." not in name else ()
+        return ()
     imported = next((name for name, alias in statement.names if (alias or name) == bound), None)
     if imported is None:
-        return None
+        return ()
     level = statement.level or 0
     if level:
         if level - 1 > len(package):
-            return None
+            return ()
         base = list(package[:len(package) - (level - 1)])
         # a src/ layout: the root's folders in front of the top package are no part of the name
         if base and base[0] == "src":
             base = base[1:]
     else:
         base = []
-    return ".".join([*base, *filter(None, (statement.modname or "").split(".")), imported])
+    module = [*base, *filter(None, (statement.modname or "").split("."))]
+    return (".".join([*module, imported]),) + ((".".join(module),) if module else ())

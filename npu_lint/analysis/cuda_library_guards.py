@@ -59,7 +59,7 @@ from astroid import nodes
 
 from npu_lint.analysis.arguments import argument_role, tables
 from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument, imports_cuda_build
-from npu_lint.analysis.cuda_kernels import kernel_names, runs_cuda_kernel
+from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, runs_cuda_kernel
 from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.names import identifier_words, qualified_name, statements_after
 from npu_lint.config.project_scripts import own_packages
@@ -576,6 +576,8 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             return f"`{node.name}` (a CUDA-only module)"
         if isinstance(node, nodes.Attribute) and spells_library(node.attrname):
             return f"`{node.attrname}`"
+        if isinstance(node, nodes.Attribute) and _held_by_instance(node):
+            return f"`self.{node.attrname}` (a CUDA build of this module)"
         if isinstance(node, nodes.Call) and cuda_build_argument(node) is not None:
             return "a CUDA kernel built at run time"  # (NPU412): `if not cuda: raise` keeps nvcc away
         if isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_BUILD_SETTING.match(node.value):
@@ -583,6 +585,19 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
         if isinstance(node, nodes.Const) and isinstance(node.value, str) and _names_cuda_build(node.value):
             return f"`{node.value}`"  # `"onnxruntime-gpu" if cuda else "onnxruntime"`: what pip installs
     return None
+
+
+def _held_by_instance(attribute: nodes.Attribute) -> bool:
+    """`self.autogptq_cuda.vecquant4matmul(...)` in a class that set `self.autogptq_cuda =
+    autogptq_cuda_256` (AutoGPTQ's QuantLinear): the instance holds the module's CUDA build."""
+    owner = attribute.expr
+    if not (isinstance(owner, nodes.Name) and owner.name == "self"):
+        return False
+    klass = attribute.scope().parent
+    assignments = klass.instance_attrs.get(attribute.attrname, ()) if isinstance(klass, nodes.ClassDef) else ()
+    values = [getattr(assignment.parent, "value", None) for assignment in assignments]
+    names = {value.name for value in values if isinstance(value, nodes.Name)}
+    return bool(names) and not names.isdisjoint(cuda_kernel_names(attribute.root()))
 
 
 def _names_cuda_build(text: str) -> bool:
