@@ -76,6 +76,11 @@ class TorchCudaApi(Check):
             uses = _from_import_uses(node, ctx, self.release)
         elif isinstance(node, nodes.Import):
             uses = _import_uses(node, ctx, self.release)
+        elif isinstance(node, (nodes.AssignAttr, nodes.DelAttr)):
+            # `torch.cuda.Stream = torch.npu.Stream` (vllm-ascend's torch_cuda_wrapper, DeepLink's
+            # ditorch): binding a torch.cuda name patches torch.cuda, often to the NPU's own; a
+            # rename would make the shim assign torch.npu to itself. What reads the name is reported.
+            return
         else:
             use = _expression_use(node, ctx, self.release)
             uses = [use] if use else []
