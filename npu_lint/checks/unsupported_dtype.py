@@ -279,10 +279,22 @@ class DtypeUnsupportedOnNpu(Check):
         found = resolve_chain(node, ctx, self.names, frozenset())
         if found is None or found[0] not in self.reasons or in_cpu_call(node) or comparison_of(node) is not None:
             return
-        if _entry_of_dtype_table(node):
+        if _entry_of_dtype_table(node) or _argument_of_torch_npu_call(node):
             return
         ctx.report(self.rule, node, confidence=found[1], dtype=found[0], reason=self.reasons[found[0]],
                    release=self.release, workaround=self.advice[found[0]])
+
+
+def _argument_of_torch_npu_call(node: nodes.NodeNG) -> bool:
+    """`torch_npu.npu_quantize(x, scale, offset, torch.qint8, -1, False)`,
+    `torch_npu.npu_dynamic_quant(x, dst_type=torch.quint4x2)` (vllm-ascend's quantization
+    methods): torch_npu's own operators take these dtypes as what to quantize to."""
+    parent = node.parent
+    if isinstance(parent, nodes.Keyword):
+        parent = parent.parent
+    if not isinstance(parent, nodes.Call) or parent.func is node:
+        return False
+    return (qualified_name(parent.func) or "").startswith("torch_npu.")
 
 
 # torch's dtype names, as a table lists them (`torch.float16`, `torch.uint64`, `torch.quint8`)
