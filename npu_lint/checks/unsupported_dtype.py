@@ -279,10 +279,25 @@ class DtypeUnsupportedOnNpu(Check):
         found = resolve_chain(node, ctx, self.names, frozenset())
         if found is None or found[0] not in self.reasons or in_cpu_call(node) or comparison_of(node) is not None:
             return
-        if _entry_of_dtype_table(node) or _argument_of_torch_npu_call(node):
+        if _entry_of_dtype_table(node) or _returned_by_dtype_translation(node) or _argument_of_torch_npu_call(node):
             return
         ctx.report(self.rule, node, confidence=found[1], dtype=found[0], reason=self.reasons[found[0]],
                    release=self.release, workaround=self.advice[found[0]])
+
+
+def _returned_by_dtype_translation(node: nodes.NodeNG) -> bool:
+    """`if dtype == DataType.DT_QINT8: return torch.qint8` ... (torch_npu's torchair `_ge_dtype_to_torch`):
+    a function that returns one of at least three dtypes translates a name into a dtype, as a
+    table does, and makes no tensor. Where a tensor of the dtype is made, the dtype is a call's."""
+    parent = node.parent
+    if not isinstance(parent, nodes.Return) or parent.value is not node:
+        return False
+    function = parent.scope()
+    if not isinstance(function, nodes.FunctionDef):
+        return False
+    returned = {qualified_name(statement.value) for statement in function.nodes_of_class(nodes.Return)
+                if isinstance(statement.value, (nodes.Attribute, nodes.Name))}
+    return sum(1 for name in returned if name and _DTYPE_NAME.match(name)) >= MIN_TABLE_DTYPES
 
 
 def _argument_of_torch_npu_call(node: nodes.NodeNG) -> bool:
