@@ -98,6 +98,8 @@ def argument_role(node: nodes.NodeNG) -> str | None:
     role = _call_argument_role(node)
     if role is not None:
         return role
+    if _handed_to_library_device(node):
+        return "library_device"
     holder = holder_name(node)
     if holder is not None:
         for name, role_table in tables().roles.items():
@@ -131,6 +133,36 @@ def holder_name(node: nodes.NodeNG) -> str | None:
         return parameter_of_default(parent, node)
     return None
 
+
+
+def _handed_to_library_device(node: nodes.NodeNG) -> bool:
+    """`device_str = "cuda"; sapien.Device(device_str)` (ManiSkill's backend.py), `def
+    __init__(self, device="cuda"): GPUDriveTorchEnv(..., device=device)` (pufferlib's GPUDrive
+    env): a name bound to the value and handed, somewhere in its scope, to a library with CPU and
+    CUDA backends of its own. "npu" is no device that library knows, so the value is its device
+    even where torch gets it too; the port is "cpu" for both."""
+    role = tables().roles.get("library_device")
+    parent = node.parent
+    if role is None:
+        return False
+    if isinstance(parent, nodes.Assign) and parent.value is node and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], nodes.AssignName):
+        name, scope = parent.targets[0].name, node.scope()
+    elif isinstance(parent, nodes.Arguments) and isinstance(parent.parent, nodes.FunctionDef):
+        name, scope = parameter_of_default(parent, node), parent.parent
+    else:
+        return False
+    if name is None:
+        return False
+    for use in scope.nodes_of_class(nodes.Name):
+        if use.name != name:
+            continue
+        holder = use.parent
+        given = (isinstance(holder, nodes.Keyword) and holder.arg in role.keywords) \
+            or (isinstance(holder, nodes.Call) and use in holder.args)
+        if given and _call_argument_role(use) == "library_device":
+            return True
+    return False
 
 
 def parameter_of_default(arguments: nodes.Arguments, node: nodes.NodeNG) -> str | None:
