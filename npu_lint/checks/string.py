@@ -190,6 +190,7 @@ class StringCheck(Check):
             fix_message = f"Add `{replacement}` beside `{value}`"
         elif renamed is not None:
             also = _declared_members_edits(ctx, expression, value, replacement, *renamed)
+            also += _sliced_to_length_edits(ctx, expression, value, replacement)
         neutral = None
         if self.settings.strategy == "agnostic" and self.rule.agnostic:
             neutral = device_neutral.string_edit(ctx, node, self.rule.agnostic.get("expression", "device"))
@@ -300,6 +301,35 @@ def _declared_members_edits(ctx: ModuleContext, default: nodes.NodeNG, value: st
         return ()
     found = [edits.string_prefix_edit(ctx, member, old, new) for member in members]
     return tuple(found) if all(found) else ()
+
+
+def _sliced_to_length_edits(ctx: ModuleContext, node: nodes.NodeNG, value: str, replacement: str) -> tuple[Edit, ...]:
+    """`sim_backend[:4] == "cuda"` (ManiSkill's backend.py): a prefix test written as a slice as
+    long as the string. Renamed alone, `[:4] == "npu"` never holds; the slice takes the new
+    length. Nothing when the lengths agree or the bound is no literal of the old length."""
+    compare = node.parent
+    if len(value) == len(replacement) or not isinstance(compare, nodes.Compare):
+        return ()
+    operands = [compare.left, *(operand for _op, operand in compare.ops)]
+    found = []
+    for operand in operands:
+        bound = _slice_bound(operand)
+        if bound is not None and bound.value == len(value):
+            start, end = ctx.start(bound), ctx.end(bound)
+            found.append(Edit(start, end, str(len(replacement))))
+    return tuple(found)
+
+
+def _slice_bound(operand: nodes.NodeNG) -> nodes.Const | None:
+    """The literal upper bound of `x[:n]` (or `x[0:n]`)."""
+    if not (isinstance(operand, nodes.Subscript) and isinstance(operand.slice, nodes.Slice)):
+        return None
+    piece = operand.slice
+    lower_is_start = piece.lower is None or (isinstance(piece.lower, nodes.Const) and piece.lower.value == 0)
+    upper = piece.upper
+    if lower_is_start and piece.step is None and isinstance(upper, nodes.Const) and type(upper.value) is int:
+        return upper
+    return None
 
 
 def _compared_with_option(node: nodes.NodeNG) -> bool:
