@@ -30,7 +30,12 @@ from astroid import nodes
 from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.arguments import argument_role, is_docstring
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.cuda_library_guards import STRING_TESTS, argument_of_library_call, picked_by_cuda_query
+from npu_lint.analysis.cuda_library_guards import (
+    STRING_TESTS,
+    argument_of_library_call,
+    given_to_cuda_only_call,
+    picked_by_cuda_query,
+)
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.not_values import literal_members_declaring, not_a_value
@@ -154,6 +159,8 @@ class StringCheck(Check):
             return
         if self.inside is None and role is not None:
             return  # `outside_argument` rules and plain patterns: another role's rule speaks
+        if given_to_cuda_only_call(expression):
+            return  # the library's call is the port (NPU403), its arguments with it
         if self.settings.strategy != "auto" and picked_by_cuda_query(expression) and argument_of_library_call(expression):
             # `WhisperModel(size, device="cuda" if torch.cuda.is_available() else "cpu")`: the test is
             # the library's, left as it is, and says no on an Ascend host (without transfer_to_npu)
