@@ -138,31 +138,56 @@ def holder_name(node: nodes.NodeNG) -> str | None:
 def _handed_to_library_device(node: nodes.NodeNG) -> bool:
     """`device_str = "cuda"; sapien.Device(device_str)` (ManiSkill's backend.py), `def
     __init__(self, device="cuda"): GPUDriveTorchEnv(..., device=device)` (pufferlib's GPUDrive
-    env): a name bound to the value and handed, somewhere in its scope, to a library with CPU and
-    CUDA backends of its own. "npu" is no device that library knows, so the value is its device
-    even where torch gets it too; the port is "cpu" for both."""
+    env), `self.device = kwargs.pop("device", "cuda:0")` then `AtariEnv(..., device=self.device)`
+    (rl-games' CuLE env): a name bound to the value and handed, somewhere in its scope (the
+    class, for an attribute of `self`), to a library with CPU and CUDA backends of its own. "npu"
+    is no device that library knows, so the value is its device even where torch gets it too; the
+    port is "cpu" for both."""
     role = tables().roles.get("library_device")
-    parent = node.parent
     if role is None:
         return False
-    if isinstance(parent, nodes.Assign) and parent.value is node and len(parent.targets) == 1 \
-            and isinstance(parent.targets[0], nodes.AssignName):
-        name, scope = parent.targets[0].name, node.scope()
+    parent = node.parent
+    if _is_lookup_default(node):
+        node, parent = parent, parent.parent  # `kwargs.pop("device", "cuda:0")`: the value bound
+    if isinstance(parent, nodes.Assign) and parent.value is node and len(parent.targets) == 1:
+        target = parent.targets[0]
+        if isinstance(target, nodes.AssignName):
+            uses = _name_uses(node.scope(), target.name)
+        elif isinstance(target, nodes.AssignAttr) and isinstance(target.expr, nodes.Name) \
+                and target.expr.name == "self" and isinstance(node.scope().parent, nodes.ClassDef):
+            uses = _self_attribute_uses(node.scope().parent, target.attrname)
+        else:
+            return False
     elif isinstance(parent, nodes.Arguments) and isinstance(parent.parent, nodes.FunctionDef):
-        name, scope = parameter_of_default(parent, node), parent.parent
+        name = parameter_of_default(parent, node)
+        if name is None:
+            return False
+        uses = _name_uses(parent.parent, name)
     else:
         return False
-    if name is None:
-        return False
-    for use in scope.nodes_of_class(nodes.Name):
-        if use.name != name:
-            continue
+    for use in uses:
         holder = use.parent
         given = (isinstance(holder, nodes.Keyword) and holder.arg in role.keywords) \
             or (isinstance(holder, nodes.Call) and use in holder.args)
         if given and _call_argument_role(use) == "library_device":
             return True
     return False
+
+
+def _is_lookup_default(node: nodes.NodeNG) -> bool:
+    """The default of `options.get(key, default)` or `kwargs.pop(key, default)`."""
+    call = node.parent
+    return isinstance(call, nodes.Call) and isinstance(call.func, nodes.Attribute) \
+        and call.func.attrname in ("get", "pop") and len(call.args) == 2 and call.args[1] is node
+
+
+def _name_uses(scope: nodes.NodeNG, name: str):
+    return (use for use in scope.nodes_of_class(nodes.Name) if use.name == name)
+
+
+def _self_attribute_uses(klass: nodes.ClassDef, attribute: str):
+    return (use for use in klass.nodes_of_class(nodes.Attribute)
+            if use.attrname == attribute and isinstance(use.expr, nodes.Name) and use.expr.name == "self")
 
 
 def parameter_of_default(arguments: nodes.Arguments, node: nodes.NodeNG) -> str | None:
