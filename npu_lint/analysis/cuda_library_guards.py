@@ -285,9 +285,9 @@ def argument_of_library_call(node: nodes.NodeNG) -> bool:
 
 def given_to_cuda_only_call(expression: nodes.NodeNG) -> bool:
     """`Engine("cuda", workspace)` with libuipc's Engine (Genesis' IPC coupler), `cupy.cuda.Device(...)`:
-    a value handed straight to a CUDA-only library's call. NPU403 reports the call, whose port
-    takes its arguments with it; renamed alone, the string hands "npu" to a library that knows no
-    NPU. A value nested deeper (a torch tensor built for the call) is torch's and still ported."""
+    a value handed straight to a CUDA-only library's call. NPU403 (or NPU401, for a library used
+    on every line) reports the call, whose port takes its arguments with it; renamed alone, the
+    string hands "npu" to a library that knows no NPU. A value nested deeper (a torch tensor built for the call) is torch's and still ported."""
     holder = expression.parent
     if isinstance(holder, nodes.Keyword):
         holder = holder.parent
