@@ -187,6 +187,9 @@ class StringCheck(Check):
         if replacement != value and isinstance(expression.parent, (nodes.Tuple, nodes.List, nodes.Set)) \
                 and _listed(expression.parent, replacement):
             return  # the literal already lists the NPU's name too: a test, or texts to search for
+        if edit is None and self.inside is not None and self._earlier_branch_matched(node, expression):
+            # `f"cuda:{i}" if i is not None else "cuda"` handed to SAPIEN: one value, one finding
+            return
         if edit is None and self.inside is not None and self._earlier_in_collection(expression):
             # `accelerator in ("cuda", "gpu")`: names listed for one argument are alternatives of one
             # choice; with nothing to edit, the collection is one finding (a list of .cu files is not)
@@ -251,6 +254,13 @@ class StringCheck(Check):
         ctx.findings[:] = [merged if f is earlier else f for f in ctx.findings[:-1]]
         said[key] = merged
         return True
+
+    def _earlier_branch_matched(self, node: nodes.NodeNG, expression: nodes.NodeNG) -> bool:
+        """`node` is the other branch of a choice whose first branch this rule matches too."""
+        if not isinstance(expression, nodes.IfExp) or node is expression.body:
+            return False
+        value = string_template(expression.body)
+        return value is not None and bool(self.pattern.search(value))
 
     def _earlier_in_collection(self, expression: nodes.NodeNG) -> bool:
         collection = expression.parent
