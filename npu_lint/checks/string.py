@@ -39,6 +39,7 @@ from npu_lint.analysis.cuda_library_guards import (
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.not_values import literal_members_declaring, not_a_value
+from npu_lint.analysis.other_frameworks import other_framework_module
 from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call
 from npu_lint.checks.base import Check
 from npu_lint.checks.device_choice import absorb, fold_device_strings, fold_table_entries
@@ -117,6 +118,8 @@ class StringCheck(Check):
         super().__init__(rule, settings)
         self.pattern = re.compile(rule.match["pattern"])
         self.inside = rule.match.get("argument")
+        # torch's device names, in or outside a device argument (NPU110, NPU111)
+        self.torch_devices = "device" in (self.inside, rule.match.get("outside_argument"))
         self.replace = dict(rule.match.get("replace", {}))
         self.outside_wrapper = rule.match.get("outside_wrapper")  # auto: what transfer_to_npu misses
         self.only_in = rule.match.get("only_in")
@@ -159,6 +162,8 @@ class StringCheck(Check):
             return
         if self.inside is None and role is not None:
             return  # `outside_argument` rules and plain patterns: another role's rule speaks
+        if self.torch_devices and other_framework_module(node):
+            return  # `jax.devices("cuda")` in a module without torch: JAX's platform name
         if given_to_cuda_only_call(expression):
             return  # the library's call is the port (NPU403), its arguments with it
         if self.settings.strategy != "auto" and picked_by_cuda_query(expression) and argument_of_library_call(expression):
