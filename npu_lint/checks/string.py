@@ -39,7 +39,7 @@ from npu_lint.analysis.cuda_library_guards import (
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.not_values import literal_members_declaring, not_a_value
-from npu_lint.analysis.other_frameworks import other_framework_module
+from npu_lint.analysis.other_frameworks import other_framework_code
 from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call
 from npu_lint.checks.base import Check
 from npu_lint.checks.device_choice import absorb, fold_device_strings, fold_table_entries
@@ -162,7 +162,7 @@ class StringCheck(Check):
             return
         if self.inside is None and role is not None:
             return  # `outside_argument` rules and plain patterns: another role's rule speaks
-        if self.torch_devices and other_framework_module(node):
+        if self.torch_devices and other_framework_code(node):
             return  # `jax.devices("cuda")` in a module without torch: JAX's platform name
         if given_to_cuda_only_call(expression):
             return  # the library's call is the port (NPU403), its arguments with it
