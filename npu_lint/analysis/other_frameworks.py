@@ -22,6 +22,9 @@ def other_framework_code(node: nodes.NodeNG) -> bool:
     another one and nothing of torch, in a module that does not import torch for all of its code?
     Without such a scope, the module's own imports decide (and a star import, which might bring
     torch, keeps the string torch's)."""
+    facts = facts_of(node)
+    if not {name.split(".", 1)[0] for name in facts.imported} & OTHER_FRAMEWORKS:
+        return False  # the usual module: no other framework anywhere, no walk
     module_wide = _imported_tops(node.root(), skip=(nodes.FunctionDef, nodes.ClassDef))
     if module_wide & _TORCH:
         return False
@@ -32,7 +35,7 @@ def other_framework_code(node: nodes.NodeNG) -> bool:
             if tops & (OTHER_FRAMEWORKS | _TORCH):
                 return _other_only(tops)
         scope = scope.parent
-    return not facts_of(node).star_imports and _other_only(module_wide)
+    return not facts.star_imports and _other_only(module_wide)
 
 
 def _other_only(tops: set[str]) -> bool:
