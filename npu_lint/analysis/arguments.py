@@ -10,6 +10,7 @@ import re
 
 from astroid import nodes
 
+from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import last_name, qualified_name
 from npu_lint.knowledge.loader import RuleDataError
 from npu_lint.knowledge.location import data_file
@@ -144,7 +145,7 @@ def _handed_to_library_device(node: nodes.NodeNG) -> bool:
     is no device that library knows, so the value is its device even where torch gets it too; the
     port is "cpu" for both."""
     role = tables().roles.get("library_device")
-    if role is None:
+    if role is None or not _imports_library_with_device(node, role):
         return False
     parent = node.parent
     if _is_lookup_default(node):
@@ -172,6 +173,12 @@ def _handed_to_library_device(node: nodes.NodeNG) -> bool:
         if given and _call_argument_role(use) == "library_device":
             return True
     return False
+
+
+def _imports_library_with_device(node: nodes.NodeNG, role: Role) -> bool:
+    """Does the module import one of those libraries at all? Most do not, and need no walk."""
+    roots = {name.split(".", 1)[0] for name in (*role.callees, *role.positional)}
+    return any(name.split(".", 1)[0] in roots for name in facts_of(node).imported)
 
 
 def _is_lookup_default(node: nodes.NodeNG) -> bool:
