@@ -10,6 +10,7 @@ import re
 
 from astroid import nodes
 
+from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import last_name, qualified_name
 from npu_lint.knowledge.loader import RuleDataError
 from npu_lint.knowledge.location import data_file
@@ -98,6 +99,8 @@ def argument_role(node: nodes.NodeNG) -> str | None:
     role = _call_argument_role(node)
     if role is not None:
         return role
+    if _handed_to_library_device(node):
+        return "library_device"
     holder = holder_name(node)
     if holder is not None:
         for name, role_table in tables().roles.items():
@@ -131,6 +134,67 @@ def holder_name(node: nodes.NodeNG) -> str | None:
         return parameter_of_default(parent, node)
     return None
 
+
+
+def _handed_to_library_device(node: nodes.NodeNG) -> bool:
+    """`device_str = "cuda"; sapien.Device(device_str)` (ManiSkill's backend.py), `def
+    __init__(self, device="cuda"): GPUDriveTorchEnv(..., device=device)` (pufferlib's GPUDrive
+    env), `self.device = kwargs.pop("device", "cuda:0")` then `AtariEnv(..., device=self.device)`
+    (rl-games' CuLE env): a name bound to the value and handed, somewhere in its scope (the
+    class, for an attribute of `self`), to a library with CPU and CUDA backends of its own. "npu"
+    is no device that library knows, so the value is its device even where torch gets it too; the
+    port is "cpu" for both."""
+    role = tables().roles.get("library_device")
+    if role is None or not _imports_library_with_device(node, role):
+        return False
+    parent = node.parent
+    if _is_lookup_default(node):
+        node, parent = parent, parent.parent  # `kwargs.pop("device", "cuda:0")`: the value bound
+    if isinstance(parent, nodes.Assign) and parent.value is node and len(parent.targets) == 1:
+        target = parent.targets[0]
+        if isinstance(target, nodes.AssignName):
+            uses = _name_uses(node.scope(), target.name)
+        elif isinstance(target, nodes.AssignAttr) and isinstance(target.expr, nodes.Name) \
+                and target.expr.name == "self" and isinstance(node.scope().parent, nodes.ClassDef):
+            uses = _self_attribute_uses(node.scope().parent, target.attrname)
+        else:
+            return False
+    elif isinstance(parent, nodes.Arguments) and isinstance(parent.parent, nodes.FunctionDef):
+        name = parameter_of_default(parent, node)
+        if name is None:
+            return False
+        uses = _name_uses(parent.parent, name)
+    else:
+        return False
+    for use in uses:
+        holder = use.parent
+        given = (isinstance(holder, nodes.Keyword) and holder.arg in role.keywords) \
+            or (isinstance(holder, nodes.Call) and use in holder.args)
+        if given and _call_argument_role(use) == "library_device":
+            return True
+    return False
+
+
+def _imports_library_with_device(node: nodes.NodeNG, role: Role) -> bool:
+    """Does the module import one of those libraries at all? Most do not, and need no walk."""
+    roots = {name.split(".", 1)[0] for name in (*role.callees, *role.positional)}
+    return any(name.split(".", 1)[0] in roots for name in facts_of(node).imported)
+
+
+def _is_lookup_default(node: nodes.NodeNG) -> bool:
+    """The default of `options.get(key, default)` or `kwargs.pop(key, default)`."""
+    call = node.parent
+    return isinstance(call, nodes.Call) and isinstance(call.func, nodes.Attribute) \
+        and call.func.attrname in ("get", "pop") and len(call.args) == 2 and call.args[1] is node
+
+
+def _name_uses(scope: nodes.NodeNG, name: str):
+    return (use for use in scope.nodes_of_class(nodes.Name) if use.name == name)
+
+
+def _self_attribute_uses(klass: nodes.ClassDef, attribute: str):
+    return (use for use in klass.nodes_of_class(nodes.Attribute)
+            if use.attrname == attribute and isinstance(use.expr, nodes.Name) and use.expr.name == "self")
 
 
 def parameter_of_default(arguments: nodes.Arguments, node: nodes.NodeNG) -> str | None:

@@ -283,6 +283,23 @@ def argument_of_library_call(node: nodes.NodeNG) -> bool:
     return False
 
 
+def given_to_cuda_only_call(expression: nodes.NodeNG) -> bool:
+    """`Engine("cuda", workspace)` with libuipc's Engine (Genesis' IPC coupler), `cupy.cuda.Device(...)`:
+    a value handed straight to a CUDA-only library's call. NPU403 (or NPU401, for a library used
+    on every line) reports the call, whose port takes its arguments with it; renamed alone, the
+    string hands "npu" to a library that knows no NPU. A value nested deeper (a torch tensor built for the call) is torch's and still ported."""
+    holder = expression.parent
+    if isinstance(holder, nodes.Keyword):
+        holder = holder.parent
+    elif not (isinstance(holder, nodes.Call) and expression in holder.args):
+        return False
+    qname = qualified_name(holder.func) if isinstance(holder, nodes.Call) else None
+    if qname is None or table().library_of(qname) is None:
+        return False
+    advice = table().advice_for(qname)
+    return advice is None or advice.runs_on_npu is None
+
+
 def _has_own_cuda_backend(qname: str) -> bool:
     """A callable of a library with CPU and CUDA backends of its own (data/arguments.yaml's
     `library_device` callees: CTranslate2, faster-whisper, XGBoost, LightGBM, Warp, Isaac Gym)."""

@@ -30,10 +30,16 @@ from astroid import nodes
 from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.arguments import argument_role, is_docstring
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.cuda_library_guards import STRING_TESTS, argument_of_library_call, picked_by_cuda_query
+from npu_lint.analysis.cuda_library_guards import (
+    STRING_TESTS,
+    argument_of_library_call,
+    given_to_cuda_only_call,
+    picked_by_cuda_query,
+)
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.not_values import literal_members_declaring, not_a_value
+from npu_lint.analysis.other_frameworks import other_framework_code
 from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call
 from npu_lint.checks.base import Check
 from npu_lint.checks.device_choice import absorb, fold_device_strings, fold_table_entries
@@ -112,6 +118,8 @@ class StringCheck(Check):
         super().__init__(rule, settings)
         self.pattern = re.compile(rule.match["pattern"])
         self.inside = rule.match.get("argument")
+        # torch's device names, in or outside a device argument (NPU110, NPU111)
+        self.torch_devices = "device" in (self.inside, rule.match.get("outside_argument"))
         self.replace = dict(rule.match.get("replace", {}))
         self.outside_wrapper = rule.match.get("outside_wrapper")  # auto: what transfer_to_npu misses
         self.only_in = rule.match.get("only_in")
@@ -154,6 +162,10 @@ class StringCheck(Check):
             return
         if self.inside is None and role is not None:
             return  # `outside_argument` rules and plain patterns: another role's rule speaks
+        if self.torch_devices and other_framework_code(node):
+            return  # `jax.devices("cuda")` in a module without torch: JAX's platform name
+        if given_to_cuda_only_call(expression):
+            return  # the library's call is the port (NPU403), its arguments with it
         if self.settings.strategy != "auto" and picked_by_cuda_query(expression) and argument_of_library_call(expression):
             # `WhisperModel(size, device="cuda" if torch.cuda.is_available() else "cpu")`: the test is
             # the library's, left as it is, and says no on an Ascend host (without transfer_to_npu)
@@ -180,6 +192,9 @@ class StringCheck(Check):
         if replacement != value and isinstance(expression.parent, (nodes.Tuple, nodes.List, nodes.Set)) \
                 and _listed(expression.parent, replacement):
             return  # the literal already lists the NPU's name too: a test, or texts to search for
+        if edit is None and self.inside is not None and self._earlier_branch_matched(node, expression):
+            # `f"cuda:{i}" if i is not None else "cuda"` handed to SAPIEN: one value, one finding
+            return
         if edit is None and self.inside is not None and self._earlier_in_collection(expression):
             # `accelerator in ("cuda", "gpu")`: names listed for one argument are alternatives of one
             # choice; with nothing to edit, the collection is one finding (a list of .cu files is not)
@@ -190,6 +205,7 @@ class StringCheck(Check):
             fix_message = f"Add `{replacement}` beside `{value}`"
         elif renamed is not None:
             also = _declared_members_edits(ctx, expression, value, replacement, *renamed)
+            also += _sliced_to_length_edits(ctx, expression, value, replacement)
         neutral = None
         if self.settings.strategy == "agnostic" and self.rule.agnostic:
             neutral = device_neutral.string_edit(ctx, node, self.rule.agnostic.get("expression", "device"))
@@ -243,6 +259,13 @@ class StringCheck(Check):
         ctx.findings[:] = [merged if f is earlier else f for f in ctx.findings[:-1]]
         said[key] = merged
         return True
+
+    def _earlier_branch_matched(self, node: nodes.NodeNG, expression: nodes.NodeNG) -> bool:
+        """`node` is the other branch of a choice whose first branch this rule matches too."""
+        if not isinstance(expression, nodes.IfExp) or node is expression.body:
+            return False
+        value = string_template(expression.body)
+        return value is not None and bool(self.pattern.search(value))
 
     def _earlier_in_collection(self, expression: nodes.NodeNG) -> bool:
         collection = expression.parent
@@ -300,6 +323,35 @@ def _declared_members_edits(ctx: ModuleContext, default: nodes.NodeNG, value: st
         return ()
     found = [edits.string_prefix_edit(ctx, member, old, new) for member in members]
     return tuple(found) if all(found) else ()
+
+
+def _sliced_to_length_edits(ctx: ModuleContext, node: nodes.NodeNG, value: str, replacement: str) -> tuple[Edit, ...]:
+    """`sim_backend[:4] == "cuda"` (ManiSkill's backend.py): a prefix test written as a slice as
+    long as the string. Renamed alone, `[:4] == "npu"` never holds; the slice takes the new
+    length. Nothing when the lengths agree or the bound is no literal of the old length."""
+    compare = node.parent
+    if len(value) == len(replacement) or not isinstance(compare, nodes.Compare):
+        return ()
+    operands = [compare.left, *(operand for _op, operand in compare.ops)]
+    found = []
+    for operand in operands:
+        bound = _slice_bound(operand)
+        if bound is not None and bound.value == len(value):
+            start, end = ctx.start(bound), ctx.end(bound)
+            found.append(Edit(start, end, str(len(replacement))))
+    return tuple(found)
+
+
+def _slice_bound(operand: nodes.NodeNG) -> nodes.Const | None:
+    """The literal upper bound of `x[:n]` (or `x[0:n]`)."""
+    if not (isinstance(operand, nodes.Subscript) and isinstance(operand.slice, nodes.Slice)):
+        return None
+    piece = operand.slice
+    lower_is_start = piece.lower is None or (isinstance(piece.lower, nodes.Const) and piece.lower.value == 0)
+    upper = piece.upper
+    if lower_is_start and piece.step is None and isinstance(upper, nodes.Const) and type(upper.value) is int:
+        return upper
+    return None
 
 
 def _compared_with_option(node: nodes.NodeNG) -> bool:
