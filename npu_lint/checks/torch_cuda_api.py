@@ -58,6 +58,31 @@ class _CudaUse:
         return self.rename_edit(replacement)
 
 
+_SHIM = "_npu_lint_npu_shim"
+
+
+def _npu_shim(scope: nodes.NodeNG) -> bool:
+    """Does `scope` (a function, or the module) assign a torch.cuda name a torch.npu or torch_npu
+    one? Such code patches torch.cuda for the NPU, and its other assignments to torch.cuda names
+    (placeholders, restores) belong to the patch. A test that swaps `torch.cuda.current_device`
+    for a stub and back (torchao's test_lean_import.py) ports with the name it saves. Computed once."""
+    found = getattr(scope, _SHIM, None)
+    if found is None:
+        found = False
+        for assign in scope.nodes_of_class(nodes.Assign):
+            if any(isinstance(target, nodes.AssignAttr) and _names_torch_cuda(target.expr) for target in assign.targets) \
+                    and (qualified_name(assign.value) or "").startswith(("torch.npu.", "torch_npu.")):
+                found = True
+                break
+        setattr(scope, _SHIM, found)
+    return found
+
+
+def _names_torch_cuda(node: nodes.NodeNG) -> bool:
+    name = qualified_name(node) or ""
+    return name == "torch.cuda" or name.startswith("torch.cuda.")
+
+
 class TorchCudaApi(Check):
     node_types = (*ATTRIBUTE_NODES, nodes.Name, nodes.Import, nodes.ImportFrom)
     with_equivalent = True
@@ -76,10 +101,10 @@ class TorchCudaApi(Check):
             uses = _from_import_uses(node, ctx, self.release)
         elif isinstance(node, nodes.Import):
             uses = _import_uses(node, ctx, self.release)
-        elif isinstance(node, (nodes.AssignAttr, nodes.DelAttr)):
+        elif isinstance(node, (nodes.AssignAttr, nodes.DelAttr)) and _npu_shim(node.scope()):
             # `torch.cuda.Stream = torch.npu.Stream` (vllm-ascend's torch_cuda_wrapper, DeepLink's
-            # ditorch): binding a torch.cuda name patches torch.cuda, often to the NPU's own; a
-            # rename would make the shim assign torch.npu to itself. What reads the name is reported.
+            # ditorch): code that points torch.cuda at the NPU's own names; a rename would make it
+            # assign torch.npu to itself. What reads a torch.cuda name is reported.
             return
         else:
             use = _expression_use(node, ctx, self.release)
