@@ -8,6 +8,7 @@
     class _Rope(torch.autograd.Function):        calls what launches it
         def forward(ctx, x): return rope_op(x)
     def fused_rope(x): return _Rope.apply(x)     and so on, through the module's own names
+    torch.ops.ns.rope(x)                         also as the custom ops they are registered as
 
 (torchtitan's overrides/fused_mla.py, fused_swiglu.py, helion_rope.py.) A module name bound to the
 module's own CUDA build (analysis/cuda_builds.py) counts as such a kernel too, and so does a function
@@ -62,7 +63,8 @@ def _kernel_names(module: nodes.Module) -> frozenset[str]:
     builds = _names_of_builds(module)
     if not found and not builds:
         return frozenset()
-    references = {id(d): _names_used(d) for d in definitions if d.name not in found}
+    registered = _registered_ops(definitions)
+    references = {id(d): _names_used(d, registered) for d in definitions if d.name not in found}
     found |= {d.name for d in definitions if d.name not in found and references[id(d)] & builds}
     if not found:
         return frozenset()
@@ -126,13 +128,37 @@ def _imports_kernel_module(function: nodes.FunctionDef) -> bool:
                for statement in function.nodes_of_class(nodes.ImportFrom))
 
 
-def _names_used(definition: nodes.NodeNG) -> set[str]:
-    """The names its body uses (not its decorators: `@op.register_fake` runs no kernel)."""
+def _names_used(definition: nodes.NodeNG, registered: dict[str, str]) -> set[str]:
+    """The names its body uses (not its decorators: `@op.register_fake` runs no kernel), and the
+    module's functions it calls as the custom ops they are registered as (`torch.ops.ns.op`)."""
     used: set[str] = set()
     stack = list(definition.body)
     while stack:
         node = stack.pop()
         if isinstance(node, nodes.Name):
             used.add(node.name)
+        elif registered and isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Attribute):
+            function = registered.get(f"{node.expr.attrname}::{node.attrname}")
+            if function is not None and _torch_ops(node.expr.expr):
+                used.add(function)
         stack.extend(node.get_children())
     return used
+
+
+def _registered_ops(definitions: list[nodes.NodeNG]) -> dict[str, str]:
+    """`@triton_op("uma_nitro::equivariant_rms_norm", ...)` on a function (fairchem's UMA Nitro,
+    which calls it as `torch.ops.uma_nitro.equivariant_rms_norm` from another custom op): the
+    op names that the module's functions are registered as, to the function's name."""
+    ops = {}
+    for definition in definitions:
+        if not isinstance(definition, nodes.FunctionDef) or not definition.decorators:
+            continue
+        for decorator in definition.decorators.nodes:
+            first = decorator.args[0] if isinstance(decorator, nodes.Call) and decorator.args else None
+            if isinstance(first, nodes.Const) and isinstance(first.value, str) and "::" in first.value:
+                ops[first.value] = definition.name
+    return ops
+
+
+def _torch_ops(node: nodes.NodeNG) -> bool:
+    return isinstance(node, nodes.Attribute) and node.attrname == "ops" and qualified_name(node) == "torch.ops"
