@@ -42,7 +42,8 @@ On the NPU such a test is False and the code takes its other path (numpy, torch)
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
 itself is reported where it is used (NPU401, NPU403). A library counts when the guarded code
 names it: through an import, a module bound by a call such as `optional_import("cupy")`, or an
-identifier that spells its name (`convert_to_cupy`, `ToCupy`, `has_cucim`). The libraries are
+identifier that spells its name (`convert_to_cupy`, `ToCupy`, `has_cucim`), or a flag set where it
+is imported (`try: import flash_attn; _FLASH_AVAILABLE = True`). The libraries are
 the `libraries` of data/cuda_libraries.yaml, and its `without_npu_kernels`: libraries with CPU
 and CUDA kernels only (torch_scatter, pyg_lib), which PyG calls for CUDA tensors only
 (`if src.is_cuda and WITH_TORCH_SCATTER:`); on the NPU the torch path is the one that runs.
@@ -574,6 +575,10 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             return f"`{node.name}`"
         if isinstance(node, nodes.Name) and _bound_by_import_call(node):
             return f"`{node.name}` (a CUDA-only module)"
+        if isinstance(node, nodes.Name):
+            flagged = _flag_of_library_import(node)
+            if flagged:
+                return f"`{flagged}`"
         if isinstance(node, nodes.Attribute) and spells_library(node.attrname):
             return f"`{node.attrname}`"
         if isinstance(node, nodes.Call) and cuda_build_argument(node) is not None:
@@ -599,6 +604,33 @@ def _walk(tree: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
 
 def _library(qname: str) -> bool:
     return table().guarded_library_of(qname) is not None
+
+
+def _flag_of_library_import(name: nodes.Name) -> str | None:
+    """`try: from flashTP_e3nn import uvu_TP; _FLASH_AVAILABLE = True` / `except ImportError:
+    _FLASH_AVAILABLE = False` (SevenNet's flash_helper.py, beside `_FLASH_AVAILABLE and
+    torch.cuda.is_available()`): a flag that says whether a CUDA-only library imported. The
+    library it names, or None."""
+    try:
+        _scope, assignments = name.lookup(name.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return None
+    for assignment in assignments:
+        statement = assignment.parent
+        if not (isinstance(assignment, nodes.AssignName) and isinstance(statement, nodes.Assign)
+                and isinstance(statement.value, nodes.Const) and isinstance(statement.value.value, bool)):
+            continue
+        block = statement.parent.parent if isinstance(statement.parent, nodes.ExceptHandler) else statement.parent
+        if not isinstance(block, nodes.Try):
+            continue
+        for imported in block.body:
+            if isinstance(imported, nodes.Import):
+                library = next((module for module, _alias in imported.names if _library(module)), None)
+                if library:
+                    return library
+            if isinstance(imported, nodes.ImportFrom) and not imported.level and _library(imported.modname):
+                return imported.modname
+    return None
 
 
 def _bound_by_import_call(name: nodes.Name) -> bool:
