@@ -29,6 +29,7 @@ from npu_lint.analysis.cuda_builds import (built_module_names, cuda_build_argume
                                           prebuilt_extension_names)
 from npu_lint.analysis.kernel_wrappers import applied_decorator
 from npu_lint.analysis.library_words import spells_library
+from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import qualified_name
 from npu_lint.knowledge.library_advice import table
 
@@ -58,8 +59,10 @@ def runs_cuda_kernel(function: nodes.FunctionDef) -> bool:
 
 def _kernel_names(module: nodes.Module) -> frozenset[str]:
     definitions = list(_module_definitions(module))
+    builds_at_run_time = _imports_cpp_extension(module)
     found = {d.name for d in definitions if isinstance(d, nodes.FunctionDef)
-             and (_decorated_by_library(d) or _imports_kernel_module(d))}
+             and (_decorated_by_library(d) or _imports_kernel_module(d)
+                  or (builds_at_run_time and _builds_cuda(d)))}
     builds = _names_of_builds(module)
     if not found and not builds:
         return frozenset()
@@ -119,6 +122,17 @@ def _decorated_by_library(function: nodes.FunctionDef) -> bool:
         if qname is not None and table().library_of(qname) is not None:
             return True
     return False
+
+
+def _imports_cpp_extension(module: nodes.Module) -> bool:
+    return any(imported.startswith("torch.utils") for imported in facts_of(module).imported)
+
+
+def _builds_cuda(function: nodes.FunctionDef) -> bool:
+    """`def _load(name): ... load(name, sources=[...".cu"], extra_cuda_cflags=[...])` (SevenNet's
+    calculator.py and batch_d3.py, which then load the library with ctypes): the function builds
+    and loads a CUDA kernel, so what calls it runs one."""
+    return any(cuda_build_argument(call) is not None for call in function.nodes_of_class(nodes.Call))
 
 
 def _imports_kernel_module(function: nodes.FunctionDef) -> bool:
