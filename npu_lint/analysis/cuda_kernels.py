@@ -21,6 +21,7 @@ Triton. Names are matched within the module (definitions at module level, also u
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterator
 
 from astroid import nodes
@@ -31,6 +32,7 @@ from npu_lint.analysis.kernel_wrappers import applied_decorator
 from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import qualified_name
+from npu_lint.config.project_scripts import own_packages
 from npu_lint.knowledge.library_advice import table
 
 _ATTRIBUTE = "_npu_lint_cuda_kernel_names"
@@ -63,7 +65,7 @@ def _kernel_names(module: nodes.Module) -> frozenset[str]:
     found = {d.name for d in definitions if isinstance(d, nodes.FunctionDef)
              and (_decorated_by_library(d) or _imports_kernel_module(d)
                   or (builds_at_run_time and _builds_cuda(d)))}
-    builds = _names_of_builds(module)
+    builds = _names_of_builds(module) | _kernel_module_imports(module)
     if not found and not builds:
         return frozenset()
     registered = _registered_ops(definitions)
@@ -133,6 +135,26 @@ def _builds_cuda(function: nodes.FunctionDef) -> bool:
     calculator.py and batch_d3.py, which then load the library with ctypes): the function builds
     and loads a CUDA kernel, so what calls it runs one."""
     return any(cuda_build_argument(call) is not None for call in function.nodes_of_class(nodes.Call))
+
+
+def _kernel_module_imports(module: nodes.Module) -> frozenset[str]:
+    """`from fairchem.core.models.uma.triton.kernels import packed_gate_fwd_kernel` at the top of
+    packed_gate.py: names the module imports from a module of its own project named for a CUDA-only
+    library, which holds the kernels (as a function's `from .triton_ops import dtw_kernel`)."""
+    names = set()
+    for statement in module.body:
+        if not (isinstance(statement, nodes.ImportFrom) and spells_library(statement.modname)):
+            continue
+        if statement.level or _own_module(statement.modname, module.file or ""):
+            names.update(alias or name for name, alias in statement.names if name != "*")
+    return frozenset(names)
+
+
+def _own_module(modname: str, path: str) -> bool:
+    """A module of the project holding `path`: one of its packages, or a namespace package
+    (fairchem's `src/fairchem/core/`, without an `__init__.py` in `fairchem/`) among its folders."""
+    top = modname.split(".", 1)[0]
+    return top in own_packages(path) or top in Path(path).parent.parts
 
 
 def _imports_kernel_module(function: nodes.FunctionDef) -> bool:
