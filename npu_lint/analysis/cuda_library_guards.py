@@ -162,6 +162,22 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
     base = library_base(test)
     if base is not None:
         return f"`{base}`, which its class extends"
+    keyword = _cuda_only_keyword(test)
+    if keyword is not None:
+        return keyword
+    return None
+
+
+def _cuda_only_keyword(test: nodes.NodeNG) -> str | None:
+    """`torch.linalg.svd(cov, driver="gesvd" if cov.is_cuda else None)` (Boltz's weighted rigid
+    alignment): the test picks the value of a keyword only CUDA tensors take."""
+    choice = test.parent
+    if not (isinstance(choice, nodes.IfExp) and choice.test is test and isinstance(choice.parent, nodes.Keyword)):
+        return None
+    keyword = choice.parent
+    qname = qualified_name(keyword.parent.func) if isinstance(keyword.parent, nodes.Call) else None
+    if qname is not None and keyword.arg in tables().cuda_only_keywords.get(qname, ()):
+        return f"the CUDA-only `{keyword.arg}=` of `{qname}`"
     return None
 
 
