@@ -397,15 +397,31 @@ def _guarded(test: nodes.NodeNG) -> str | None:
 def _exit_message_names_library(test: nodes.NodeNG) -> str | None:
     """`assert torch.cuda.is_available(), "CUDA required for bitsandbytes optimizers"` (timm's
     optimizer factory, where the library is then imported from a string): the assert's message
-    names the library that the path past it runs, by its module name (`torch.sparse` is torch's,
-    not torch_sparse). Only an assert's: a raise's message may name a library among other
-    reasons ("AMP or APEX ... only on CUDA devices", where torch's AMP runs on the NPU too)."""
+    (or a pytest skip's reason) names the library that the path past it runs, by its module name
+    (`torch.sparse` is torch's, not torch_sparse). Only an assert's: a raise's message may name a
+    library among other reasons ("AMP or APEX ... only on CUDA devices", where torch's AMP runs on
+    the NPU too)."""
     parent = test.parent
-    if not (isinstance(parent, nodes.Assert) and parent.test is test and parent.fail is not None):
+    message = _skip_reason(test)
+    if message is None and isinstance(parent, nodes.Assert) and parent.test is test:
+        message = parent.fail
+    if message is None:
         return None
-    texts = [node.value for node in _walk(parent.fail) if isinstance(node, nodes.Const) and isinstance(node.value, str)]
+    texts = [node.value for node in _walk(message) if isinstance(node, nodes.Const) and isinstance(node.value, str)]
     return next((f"`{module}`" for module in _message_libraries() for text in texts
                  if re.search(rf"(?<![\w.]){re.escape(module)}(?![\w])", text, re.IGNORECASE)), None)
+
+
+def _skip_reason(test: nodes.NodeNG) -> nodes.NodeNG | None:
+    """`pytest.mark.skipif(not torch.cuda.is_available(), reason="the nvalchemiops path needs CUDA")`
+    (matgl's tests/ext): the reason of a skip the test decides, which says what the tests past it run."""
+    call = test.parent
+    if not (isinstance(call, nodes.Call) and call.args and call.args[0] is test):
+        return None
+    func = call.func
+    if not (isinstance(func, nodes.Attribute) and func.attrname == "skipif"):
+        return None
+    return next((keyword.value for keyword in call.keywords or () if keyword.arg == "reason"), None)
 
 
 @functools.lru_cache(maxsize=1)
