@@ -47,6 +47,7 @@ class ArgumentTables:
     prose_calls: frozenset[str]
     not_values: NotValues
     cuda_switches: frozenset[str] = frozenset()  # a library's on/off switch for CUDA (`gpus=`, `use_gpu=`)
+    cuda_only_keywords: dict[str, frozenset[str]] = dataclasses.field(default_factory=dict)  # callee -> keywords
 
 
 def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
@@ -73,8 +74,10 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
             frozenset(map(str, other["path_calls"])),
             {str(k): str(v) for k, v in other["test_labels"].items()},
         )
+        cuda_only = {str(callee): frozenset(map(str, keywords))
+                     for callee, keywords in data.get("cuda_only_keywords", {}).items()}
         return ArgumentTables(roles, frozenset(prose["keywords"]), frozenset(prose["calls"]), not_values,
-                              frozenset(map(str, data.get("cuda_switches", {}).get("keywords", ()))))
+                              frozenset(map(str, data.get("cuda_switches", {}).get("keywords", ()))), cuda_only)
     except (KeyError, TypeError, ValueError, AttributeError, re.error) as exc:
         raise RuleDataError(file, None, "roles", f"malformed argument tables: {exc!r}") from None
 

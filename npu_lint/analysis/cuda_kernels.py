@@ -8,6 +8,7 @@
     class _Rope(torch.autograd.Function):        calls what launches it
         def forward(ctx, x): return rope_op(x)
     def fused_rope(x): return _Rope.apply(x)     and so on, through the module's own names
+    torch.ops.ns.rope(x)                         also as the custom ops they are registered as
 
 (torchtitan's overrides/fused_mla.py, fused_swiglu.py, helion_rope.py.) A module name bound to the
 module's own CUDA build (analysis/cuda_builds.py) counts as such a kernel too, and so does a function
@@ -20,6 +21,7 @@ Triton. Names are matched within the module (definitions at module level, also u
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterator
 
 from astroid import nodes
@@ -28,7 +30,9 @@ from npu_lint.analysis.cuda_builds import (built_module_names, cuda_build_argume
                                           prebuilt_extension_names)
 from npu_lint.analysis.kernel_wrappers import applied_decorator
 from npu_lint.analysis.library_words import spells_library
+from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import qualified_name
+from npu_lint.config.project_scripts import own_packages
 from npu_lint.knowledge.library_advice import table
 
 _ATTRIBUTE = "_npu_lint_cuda_kernel_names"
@@ -57,12 +61,15 @@ def runs_cuda_kernel(function: nodes.FunctionDef) -> bool:
 
 def _kernel_names(module: nodes.Module) -> frozenset[str]:
     definitions = list(_module_definitions(module))
+    builds_at_run_time = _imports_cpp_extension(module)
     found = {d.name for d in definitions if isinstance(d, nodes.FunctionDef)
-             and (_decorated_by_library(d) or _imports_kernel_module(d))}
-    builds = _names_of_builds(module)
+             and (_decorated_by_library(d) or _imports_kernel_module(d)
+                  or (builds_at_run_time and _builds_cuda(d)))}
+    builds = _names_of_builds(module) | _kernel_module_imports(module)
     if not found and not builds:
         return frozenset()
-    references = {id(d): _names_used(d) for d in definitions if d.name not in found}
+    registered = _registered_ops(definitions)
+    references = {id(d): _names_used(d, registered) for d in definitions if d.name not in found}
     found |= {d.name for d in definitions if d.name not in found and references[id(d)] & builds}
     if not found:
         return frozenset()
@@ -119,6 +126,37 @@ def _decorated_by_library(function: nodes.FunctionDef) -> bool:
     return False
 
 
+def _imports_cpp_extension(module: nodes.Module) -> bool:
+    return any(imported.startswith("torch.utils") for imported in facts_of(module).imported)
+
+
+def _builds_cuda(function: nodes.FunctionDef) -> bool:
+    """`def _load(name): ... load(name, sources=[...".cu"], extra_cuda_cflags=[...])` (SevenNet's
+    calculator.py and batch_d3.py, which then load the library with ctypes): the function builds
+    and loads a CUDA kernel, so what calls it runs one."""
+    return any(cuda_build_argument(call) is not None for call in function.nodes_of_class(nodes.Call))
+
+
+def _kernel_module_imports(module: nodes.Module) -> frozenset[str]:
+    """`from fairchem.core.models.uma.triton.kernels import packed_gate_fwd_kernel` at the top of
+    packed_gate.py: names the module imports from a module of its own project named for a CUDA-only
+    library, which holds the kernels (as a function's `from .triton_ops import dtw_kernel`)."""
+    names = set()
+    for statement in module.body:
+        if not (isinstance(statement, nodes.ImportFrom) and spells_library(statement.modname)):
+            continue
+        if statement.level or _own_module(statement.modname, module.file or ""):
+            names.update(alias or name for name, alias in statement.names if name != "*")
+    return frozenset(names)
+
+
+def _own_module(modname: str, path: str) -> bool:
+    """A module of the project holding `path`: one of its packages, or a namespace package
+    (fairchem's `src/fairchem/core/`, without an `__init__.py` in `fairchem/`) among its folders."""
+    top = modname.split(".", 1)[0]
+    return top in own_packages(path) or top in Path(path).parent.parts
+
+
 def _imports_kernel_module(function: nodes.FunctionDef) -> bool:
     """`from .triton_ops import dtw_kernel` in its body: a module of the project named for a
     CUDA-only library holds its kernels (a real library's import is its own rules' matter)."""
@@ -126,13 +164,37 @@ def _imports_kernel_module(function: nodes.FunctionDef) -> bool:
                for statement in function.nodes_of_class(nodes.ImportFrom))
 
 
-def _names_used(definition: nodes.NodeNG) -> set[str]:
-    """The names its body uses (not its decorators: `@op.register_fake` runs no kernel)."""
+def _names_used(definition: nodes.NodeNG, registered: dict[str, str]) -> set[str]:
+    """The names its body uses (not its decorators: `@op.register_fake` runs no kernel), and the
+    module's functions it calls as the custom ops they are registered as (`torch.ops.ns.op`)."""
     used: set[str] = set()
     stack = list(definition.body)
     while stack:
         node = stack.pop()
         if isinstance(node, nodes.Name):
             used.add(node.name)
+        elif registered and isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Attribute):
+            function = registered.get(f"{node.expr.attrname}::{node.attrname}")
+            if function is not None and _torch_ops(node.expr.expr):
+                used.add(function)
         stack.extend(node.get_children())
     return used
+
+
+def _registered_ops(definitions: list[nodes.NodeNG]) -> dict[str, str]:
+    """`@triton_op("uma_nitro::equivariant_rms_norm", ...)` on a function (fairchem's UMA Nitro,
+    which calls it as `torch.ops.uma_nitro.equivariant_rms_norm` from another custom op): the
+    op names that the module's functions are registered as, to the function's name."""
+    ops = {}
+    for definition in definitions:
+        if not isinstance(definition, nodes.FunctionDef) or not definition.decorators:
+            continue
+        for decorator in definition.decorators.nodes:
+            first = decorator.args[0] if isinstance(decorator, nodes.Call) and decorator.args else None
+            if isinstance(first, nodes.Const) and isinstance(first.value, str) and "::" in first.value:
+                ops[first.value] = definition.name
+    return ops
+
+
+def _torch_ops(node: nodes.NodeNG) -> bool:
+    return isinstance(node, nodes.Attribute) and node.attrname == "ops" and qualified_name(node) == "torch.ops"

@@ -42,7 +42,8 @@ On the NPU such a test is False and the code takes its other path (numpy, torch)
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
 itself is reported where it is used (NPU401, NPU403). A library counts when the guarded code
 names it: through an import, a module bound by a call such as `optional_import("cupy")`, or an
-identifier that spells its name (`convert_to_cupy`, `ToCupy`, `has_cucim`). The libraries are
+identifier that spells its name (`convert_to_cupy`, `ToCupy`, `has_cucim`), or a flag set where it
+is imported (`try: import flash_attn; _FLASH_AVAILABLE = True`). The libraries are
 the `libraries` of data/cuda_libraries.yaml, and its `without_npu_kernels`: libraries with CPU
 and CUDA kernels only (torch_scatter, pyg_lib), which PyG calls for CUDA tensors only
 (`if src.is_cuda and WITH_TORCH_SCATTER:`); on the NPU the torch path is the one that runs.
@@ -161,6 +162,22 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
     base = library_base(test)
     if base is not None:
         return f"`{base}`, which its class extends"
+    keyword = _cuda_only_keyword(test)
+    if keyword is not None:
+        return keyword
+    return None
+
+
+def _cuda_only_keyword(test: nodes.NodeNG) -> str | None:
+    """`torch.linalg.svd(cov, driver="gesvd" if cov.is_cuda else None)` (Boltz's weighted rigid
+    alignment): the test picks the value of a keyword only CUDA tensors take."""
+    choice = test.parent
+    if not (isinstance(choice, nodes.IfExp) and choice.test is test and isinstance(choice.parent, nodes.Keyword)):
+        return None
+    keyword = choice.parent
+    qname = qualified_name(keyword.parent.func) if isinstance(keyword.parent, nodes.Call) else None
+    if qname is not None and keyword.arg in tables().cuda_only_keywords.get(qname, ()):
+        return f"the CUDA-only `{keyword.arg}=` of `{qname}`"
     return None
 
 
@@ -397,15 +414,31 @@ def _guarded(test: nodes.NodeNG) -> str | None:
 def _exit_message_names_library(test: nodes.NodeNG) -> str | None:
     """`assert torch.cuda.is_available(), "CUDA required for bitsandbytes optimizers"` (timm's
     optimizer factory, where the library is then imported from a string): the assert's message
-    names the library that the path past it runs, by its module name (`torch.sparse` is torch's,
-    not torch_sparse). Only an assert's: a raise's message may name a library among other
-    reasons ("AMP or APEX ... only on CUDA devices", where torch's AMP runs on the NPU too)."""
+    (or a pytest skip's reason) names the library that the path past it runs, by its module name
+    (`torch.sparse` is torch's, not torch_sparse). Only an assert's: a raise's message may name a
+    library among other reasons ("AMP or APEX ... only on CUDA devices", where torch's AMP runs on
+    the NPU too)."""
     parent = test.parent
-    if not (isinstance(parent, nodes.Assert) and parent.test is test and parent.fail is not None):
+    message = _skip_reason(test)
+    if message is None and isinstance(parent, nodes.Assert) and parent.test is test:
+        message = parent.fail
+    if message is None:
         return None
-    texts = [node.value for node in _walk(parent.fail) if isinstance(node, nodes.Const) and isinstance(node.value, str)]
+    texts = [node.value for node in _walk(message) if isinstance(node, nodes.Const) and isinstance(node.value, str)]
     return next((f"`{module}`" for module in _message_libraries() for text in texts
                  if re.search(rf"(?<![\w.]){re.escape(module)}(?![\w])", text, re.IGNORECASE)), None)
+
+
+def _skip_reason(test: nodes.NodeNG) -> nodes.NodeNG | None:
+    """`pytest.mark.skipif(not torch.cuda.is_available(), reason="the nvalchemiops path needs CUDA")`
+    (matgl's tests/ext): the reason of a skip the test decides, which says what the tests past it run."""
+    call = test.parent
+    if not (isinstance(call, nodes.Call) and call.args and call.args[0] is test):
+        return None
+    func = call.func
+    if not (isinstance(func, nodes.Attribute) and func.attrname == "skipif"):
+        return None
+    return next((keyword.value for keyword in call.keywords or () if keyword.arg == "reason"), None)
 
 
 @functools.lru_cache(maxsize=1)
@@ -591,6 +624,10 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             return f"`{node.name}`"
         if isinstance(node, nodes.Name) and _bound_by_import_call(node):
             return f"`{node.name}` (a CUDA-only module)"
+        if isinstance(node, nodes.Name):
+            flagged = _flag_of_library_import(node)
+            if flagged:
+                return f"`{flagged}`"
         if isinstance(node, nodes.Attribute) and spells_library(node.attrname):
             return f"`{node.attrname}`"
         if isinstance(node, nodes.Attribute) and _held_by_instance(node):
@@ -631,6 +668,33 @@ def _walk(tree: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
 
 def _library(qname: str) -> bool:
     return table().guarded_library_of(qname) is not None
+
+
+def _flag_of_library_import(name: nodes.Name) -> str | None:
+    """`try: from flashTP_e3nn import uvu_TP; _FLASH_AVAILABLE = True` / `except ImportError:
+    _FLASH_AVAILABLE = False` (SevenNet's flash_helper.py, beside `_FLASH_AVAILABLE and
+    torch.cuda.is_available()`): a flag that says whether a CUDA-only library imported. The
+    library it names, or None."""
+    try:
+        _scope, assignments = name.lookup(name.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return None
+    for assignment in assignments:
+        statement = assignment.parent
+        if not (isinstance(assignment, nodes.AssignName) and isinstance(statement, nodes.Assign)
+                and isinstance(statement.value, nodes.Const) and isinstance(statement.value.value, bool)):
+            continue
+        block = statement.parent.parent if isinstance(statement.parent, nodes.ExceptHandler) else statement.parent
+        if not isinstance(block, nodes.Try):
+            continue
+        for imported in block.body:
+            if isinstance(imported, nodes.Import):
+                library = next((module for module, _alias in imported.names if _library(module)), None)
+                if library:
+                    return library
+            if isinstance(imported, nodes.ImportFrom) and not imported.level and _library(imported.modname):
+                return imported.modname
+    return None
 
 
 def _bound_by_import_call(name: nodes.Name) -> bool:

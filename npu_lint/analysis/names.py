@@ -93,7 +93,18 @@ def _import_fallback(assignment: nodes.NodeNG) -> bool:
     statement = assignment.parent
     return (isinstance(assignment, nodes.AssignName) and isinstance(statement, nodes.Assign)
             and isinstance(statement.value, nodes.Const) and statement.value.value is None
-            and isinstance(statement.parent, nodes.ExceptHandler))
+            and (isinstance(statement.parent, nodes.ExceptHandler)
+                 or _other_branch_imports(statement, assignment.name)))
+
+
+def _other_branch_imports(statement: nodes.Assign, name: str) -> bool:
+    """`if policy.use_cute_kernels: import cuda.bindings.driver as cuda` / `else: cuda = None`
+    (fairchem's UMA Nitro): the None of the branch that skips the import, as an except's."""
+    branch = statement.parent
+    if not (isinstance(branch, nodes.If) and statement in branch.orelse):
+        return False
+    return any(isinstance(node, (nodes.Import, nodes.ImportFrom)) and imported_name(node, name) is not None
+               for node in branch.body)
 
 
 def _is_star_import(assignment: nodes.NodeNG) -> bool:

@@ -173,7 +173,8 @@ class StringCheck(Check):
         if self.only_in == "comparison" and (not is_compared(expression) or isinstance(expression, nodes.BinOp)):
             return  # `"cuda:" + str(k) != last`: two strings the code built alike, not a device's name
         if self.only_in == "comparison" and (_compared_with_option(expression)
-                                             or _compared_with_program_backend(expression, value)):
+                                             or _compared_with_program_backend(expression, value)
+                                             or _compared_with_program_choice(expression)):
             return
         if self.outside_wrapper is not None:
             call = enclosing_call(expression)
@@ -380,6 +381,56 @@ def _compared_with_program_backend(node: nodes.NodeNG, value: str) -> bool:
         return False
     others = [operand for operand in (compare.left, *(operand for _op, operand in compare.ops)) if operand is not node]
     return bool(others) and not any(_answered_by_torch(operand) for operand in others)
+
+
+def _compared_with_program_choice(node: nodes.NodeNG) -> bool:
+    """`device = use_device or ("cuda" if torch.cuda.is_available() else "cpu")`, then `if device ==
+    "cuda"` (CHGNet's determine_device): the name holds a string the program picked from its own
+    literals (and its parameters), which transfer_to_npu leaves as it is, so the test still holds
+    on the NPU. A device's `.type`, or a name assigned anything else, is reported."""
+    compare = node.parent
+    if not isinstance(compare, nodes.Compare):
+        return False
+    others = [operand for operand in (compare.left, *(operand for _op, operand in compare.ops)) if operand is not node]
+    return bool(others) and all(_holds_program_literal(operand) for operand in others)
+
+
+def _holds_program_literal(operand: nodes.NodeNG) -> bool:
+    if not isinstance(operand, nodes.Name):
+        return False
+    try:
+        _scope, assignments = operand.lookup(operand.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return False
+    return bool(assignments) and all(
+        isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)
+        and _literal_choice(assignment.parent.value) for assignment in assignments)
+
+
+def _literal_choice(value: nodes.NodeNG, in_choice: bool = False, depth: int = 0) -> bool:
+    """A string literal, or a choice among them (`a if test else b`, `given or default`), where a
+    parameter or an environment variable (`use_device or os.getenv("CHGNET_DEVICE")`) may stand
+    for the string the caller gave."""
+    if depth > 3:
+        return False
+    if isinstance(value, nodes.Const):
+        return isinstance(value.value, str)
+    if isinstance(value, nodes.IfExp):
+        return _literal_choice(value.body, True, depth + 1) and _literal_choice(value.orelse, True, depth + 1)
+    if isinstance(value, nodes.BoolOp) and value.op == "or":
+        return all(_literal_choice(part, True, depth + 1) for part in value.values)
+    if in_choice and isinstance(value, nodes.Call):
+        return bool(value.args) and environment_use(value.args[0])
+    if in_choice and isinstance(value, nodes.Name):
+        try:
+            _scope, assignments = value.lookup(value.name)
+        except Exception:  # astroid raises assorted errors on odd scopes
+            return False
+        return bool(assignments) and all(
+            isinstance(assignment.parent, nodes.Arguments)
+            or (isinstance(assignment.parent, nodes.Assign) and _literal_choice(assignment.parent.value, True, depth + 1))
+            for assignment in assignments)
+    return False
 
 
 def _answered_by_torch(operand: nodes.NodeNG, follow: bool = True) -> bool:
