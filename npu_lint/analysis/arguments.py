@@ -37,6 +37,7 @@ class NotValues:
     device_types: frozenset[str]
     path_calls: frozenset[str]
     test_labels: dict[str, str]
+    platforms: frozenset[str]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,6 +72,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
             frozenset(map(str, other["device_types"])),
             frozenset(map(str, other["path_calls"])),
             {str(k): str(v) for k, v in other["test_labels"].items()},
+            frozenset(map(str, other["platforms"])),
         )
         return ArgumentTables(roles, frozenset(prose["keywords"]), frozenset(prose["calls"]), not_values,
                               frozenset(map(str, data.get("cuda_switches", {}).get("keywords", ()))))
