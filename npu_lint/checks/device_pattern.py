@@ -1,12 +1,12 @@
 """check: device_pattern_without_npu (NPU122) -- a regular expression that lists the devices a
 program accepts, CUDA's among them, and not the NPU.
 
-InvokeAI validates its `device` setting with `Field(pattern=r"^(auto|cpu|mps|xpu(:\d+)?|cuda(:\d+)?)$")`
+InvokeAI validates its `device` setting with `Field(pattern=r"^(auto|cpu|mps|xpu(:\\d+)?|cuda(:\\d+)?)$")`
 and its `generation_devices` with `re.compile(...)` of the same list: once the program runs on the
 NPU, "npu:1" is refused where "cuda:1" was taken. A pattern is a string given to `re`'s compiling
 and matching functions or a `pattern=`/`regex=` argument; it lists devices when "cuda" is one
 alternative of a group (`|cuda(`, `|cuda)`) beside another device type (`cpu`, `mps`, `xpu`).
-The fix adds the NPU as one more alternative, with CUDA's index suffix: `cuda(:\d+)?|npu(:\d+)?`.
+The fix adds the NPU as one more alternative, with CUDA's index suffix: `cuda(:\\d+)?|npu(:\\d+)?`.
 """
 from __future__ import annotations
 
