@@ -38,6 +38,7 @@ class NotValues:
     device_types: frozenset[str]
     path_calls: frozenset[str]
     test_labels: dict[str, str]
+    platforms: frozenset[str]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,6 +74,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
             frozenset(map(str, other["device_types"])),
             frozenset(map(str, other["path_calls"])),
             {str(k): str(v) for k, v in other["test_labels"].items()},
+            frozenset(map(str, other["platforms"])),
         )
         cuda_only = {str(callee): frozenset(map(str, keywords))
                      for callee, keywords in data.get("cuda_only_keywords", {}).items()}

@@ -24,6 +24,9 @@
                                         so do those of a table per device type
                                         (`{"cpu": -1, "cuda": 1024}`)
     pytest.param(dev, id="cuda:0")      the label pytest reports a test case under
+    ("linux", "cuda") in REQUIRED       a build for an operating system (a wheel index, a CI
+                                        matrix entry): "cuda" names the build beside "rocm"
+                                        and "cpu", and no device is chosen by it
     @pytest.mark.parametrize("cmd", ["run.py --cuda", ...])
     def test_run(cmd): if "cuda" in cmd
                                         a search in the text of a test case whose cases are all
@@ -69,8 +72,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
     """Why the string expression `node` is no value ('type', 'enum member', 'attribute name',
     'device name query', 'mapping key', 'key of a build for CUDA', 'path component', 'CUDA-only
     library guard', "device of a CUDA kernel's registration", "device of a CUDA-only library's
-    class", 'test label', 'CUDA kernel workaround', 'text of a test case', 'implementation choice',
-    'device recorded in a TorchScript graph'), or None when it is one."""
+    class", 'test label', 'build for a platform', 'CUDA kernel workaround', 'text of a test case',
+    'implementation choice', 'device recorded in a TorchScript graph'), or None when it is one."""
     if _in_literal_type(node):
         return "type"
     if _enum_member_value(node):
@@ -95,6 +98,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "device of a CUDA-only library's class"  # `device or torch.device("cuda")` in a bnb Linear
     if _test_label(node):
         return "test label"
+    if _build_for_platform(node):
+        return "build for a platform"
     if _guards_contiguous_workaround(node):
         return "CUDA kernel workaround"
     if _searched_in_case_texts(node):
@@ -239,6 +244,16 @@ def _test_label(node: nodes.NodeNG) -> bool:
     if not (isinstance(keyword, nodes.Keyword) and isinstance(keyword.parent, nodes.Call)):
         return False
     return tables().not_values.test_labels.get(qualified_name(keyword.parent.func) or "") == keyword.arg
+
+
+def _build_for_platform(node: nodes.NodeNG) -> bool:
+    """`("linux", "cuda")`: a tuple that pairs the string with an operating system's name."""
+    pair = node.parent
+    if not isinstance(pair, nodes.Tuple):
+        return False
+    platforms = tables().not_values.platforms
+    return any(element is not node and isinstance(element, nodes.Const) and element.value in platforms
+               for element in pair.elts)
 
 
 def _key_of_own_mapping(node: nodes.NodeNG) -> bool:

@@ -19,6 +19,7 @@ from npu_lint.checks.cuda_object_method import CudaObjectMethod
 from npu_lint.checks.cuda_override import CudaOverride
 from npu_lint.checks.cuda_version_none import CudaVersionIsNone
 from npu_lint.checks.data_dependent_shape import DataDependentShape
+from npu_lint.checks.device_pattern import DevicePatternWithoutNpu
 from npu_lint.checks.float64_use import Float64Use
 from npu_lint.checks.lightning_auto_accelerator import LightningAutoAccelerator
 from npu_lint.checks.imports import ImportCheck
@@ -58,6 +59,7 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "cuda_extension_build": CudaExtensionBuild,
     "cuda_version_is_none": CudaVersionIsNone,
     "lightning_auto_accelerator": LightningAutoAccelerator,
+    "device_pattern_without_npu": DevicePatternWithoutNpu,
     "transfer_rewrites_string": TransferRewritesString,
     "missing_transfer_to_npu": MissingTransferToNpu,
     "library_takes_cuda_path": LibraryTakesCudaPath,

@@ -31,7 +31,9 @@ from npu_lint.core.findings import Applicability, Edit, Finding, Fix, Position, 
 
 # The device-string rules (rules/device-strings.yaml) and the backend strings (rules/distributed.yaml)
 # whose finding is part of the port of the test or call that takes or picks the string.
-DEVICE_STRING_RULES = frozenset({"NPU110", "NPU111", "NPU201", "NPU204"})
+# ONNX Runtime's CUDA provider (NPU404) is one too: `["CUDAExecutionProvider"] if device.type ==
+# "cuda" else ["CPUExecutionProvider"]` (InvokeAI's DW pose) is one port, test and provider.
+DEVICE_STRING_RULES = frozenset({"NPU110", "NPU111", "NPU201", "NPU204", "NPU404"})
 # Names that have no NPU counterpart to rename to: Lightning's "gpu" accelerator (NPU113), a
 # CPU-or-CUDA library's own device (NPU406). A test that picks one is renamed only with it.
 NO_NPU_NAME_RULES = frozenset({"NPU113", "NPU406"})

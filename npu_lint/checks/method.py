@@ -10,7 +10,7 @@ from astroid import nodes
 
 from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.cuda_library_guards import guards_cuda_library
+from npu_lint.analysis.cuda_library_guards import guards_cuda_library, library_base
 from npu_lint.analysis.cuda_overrides import receiver_classes, unported_cuda_override
 from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
@@ -57,6 +57,11 @@ class MethodCheck(Check):
             return
         if not called and guards_cuda_library(node):
             return  # `if x.is_cuda: cupy.asarray(x)`: False on the NPU, as the port wants
+        if library_base(node) is not None:
+            # InvokeAI's `class InvokeInt8Params(bnb.nn.Int8Params)` moves its quantized data in
+            # its own cuda(): the class is the port (NPU403), and `.npu()` there would hand NPU
+            # tensors to the library's CUDA kernels, as its devices would (not_values.py)
+            return
         edit = edits.attribute_name_edit(ctx, node, self.replacement) if self.replacement else None
         neutral = self._device_neutral(node, ctx) if self.settings.strategy == "agnostic" else None
         applicability = None if kind is not ReceiverKind.UNKNOWN else Applicability.UNSAFE

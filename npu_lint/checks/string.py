@@ -91,11 +91,14 @@ def prefix_expression(node: nodes.NodeNG) -> nodes.NodeNG | None:
 
 
 def membership_collection(node: nodes.NodeNG) -> bool:
-    """An element of the literal collection a membership test looks in: `x in ("cuda", "cpu")`."""
+    """An element of the literal collection a membership test looks in: `x in ("cuda", "cpu")`,
+    or of the tuple of prefixes a string test takes: `device.startswith(("cuda", "xpu"))`."""
     collection = node.parent
     if not isinstance(collection, (nodes.Tuple, nodes.List, nodes.Set)):
         return False
     compare = collection.parent
+    if isinstance(collection, nodes.Tuple) and is_compared(collection):
+        return True
     return isinstance(compare, nodes.Compare) and any(
         operand is collection and op in ("in", "not in") for op, operand in compare.ops)
 
@@ -170,11 +173,13 @@ class StringCheck(Check):
             # `WhisperModel(size, device="cuda" if torch.cuda.is_available() else "cpu")`: the test is
             # the library's, left as it is, and says no on an Ascend host (without transfer_to_npu)
             return
-        if self.only_in == "comparison" and (not is_compared(expression) or isinstance(expression, nodes.BinOp)):
+        # `device.type in ("cuda", "xpu")` tests the device as `==` does, once per listed name
+        tested = expression.parent if membership_collection(expression) else expression
+        if self.only_in == "comparison" and (not is_compared(tested) or isinstance(expression, nodes.BinOp)):
             return  # `"cuda:" + str(k) != last`: two strings the code built alike, not a device's name
-        if self.only_in == "comparison" and (_compared_with_option(expression)
-                                             or _compared_with_program_backend(expression, value)
-                                             or _compared_with_program_choice(expression)):
+        if self.only_in == "comparison" and (_compared_with_option(tested)
+                                             or _compared_with_program_backend(tested, value)
+                                             or _compared_with_program_choice(tested)):
             return
         if self.outside_wrapper is not None:
             call = enclosing_call(expression)

@@ -3,7 +3,8 @@
 GELU: a product with 0.5 and `1 + tanh(...)` where the tanh argument holds 0.044715 (tanh form),
 or `1 + erf(...)` (exact form). Mish: `x * tanh(softplus(x))`. SiLU (swish): `x * sigmoid(x)`.
 Products are read flattened (`0.5 * x * (1 + t)`), method forms included (`x.mul(x.sigmoid())`),
-and reported once, at the outermost product.
+and reported once, at the outermost product; the in-place and plain forms that the two branches of
+one conditional pick are one activation, reported once.
 """
 from __future__ import annotations
 
@@ -47,13 +48,24 @@ class _ProductCheck(AffinityCheck):
         if op is None or op.name != "mul" or len(op.operands) != 2 or not is_outermost_product(node):
             return
         found = self.match(factors(node))
-        if found is not None:
+        if found is not None and not self._said_in_other_branch(node):
             operator = self.available(self.fused)
             if operator is not None:
                 self.report(ctx, node, operator, **found)
 
     def match(self, parts: list) -> Optional[dict]:
         raise NotImplementedError
+
+    def _said_in_other_branch(self, node: nodes.NodeNG) -> bool:
+        """`x.mul_(x.sigmoid()) if inplace else x.mul(x.sigmoid())` (timm's and geffnet's swish):
+        the in-place and the plain form are one activation, one `F.silu(x, inplace=inplace)`;
+        the first branch's finding speaks for both."""
+        choice = node.parent
+        if not (isinstance(choice, nodes.IfExp) and node is choice.orelse):
+            return False
+        other = choice.body
+        return spelled(other, "*", MULTIPLY) and is_outermost_product(other) \
+            and self.match(factors(other)) is not None
 
 
 class GeluByHand(_ProductCheck):

@@ -1,0 +1,12 @@
+# args: --unsafe-fixes
+# InvokeAI's session events: the tuple of prefixes a device string is tested against lists
+# alternatives, as `device.type in ("cuda", "xpu")` does; the NPU joins them, CUDA stays.
+import torch
+
+
+def queue_item_device(device: str):
+    return device if device.startswith(("cuda", "xpu")) else None
+
+
+def session_device_index(device: torch.device):
+    return device.index if device.type in ("cuda", "xpu") else None

@@ -1,0 +1,13 @@
+# args: --unsafe-fixes
+# InvokeAI's session events: the tuple of prefixes a device string is tested against lists
+# alternatives, as `device.type in ("cuda", "xpu")` does; the NPU joins them, CUDA stays.
+import torch
+import torch_npu
+
+
+def queue_item_device(device: str):
+    return device if device.startswith(("cuda", "npu", "xpu")) else None
+
+
+def session_device_index(device: torch.device):
+    return device.index if device.type in ("cuda", "npu", "xpu") else None
