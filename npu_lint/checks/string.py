@@ -177,6 +177,10 @@ class StringCheck(Check):
         tested = expression.parent if membership_collection(expression) else expression
         if self.only_in == "comparison" and (not is_compared(tested) or isinstance(expression, nodes.BinOp)):
             return  # `"cuda:" + str(k) != last`: two strings the code built alike, not a device's name
+        if self.only_in == "comparison" and tested is not expression and not _looks_in_device_names(tested):
+            # `value in ("auto", "cpu", "cuda")` (espnet's --device check), `_TORCH_BACKEND in ("cpu",
+            # "cuda", "rocm")`: a program's own string, which the patch leaves as it was
+            return
         if self.only_in == "comparison" and (_compared_with_option(tested)
                                              or _compared_with_program_backend(tested, value)
                                              or _compared_with_program_choice(tested)):
@@ -358,6 +362,21 @@ def _slice_bound(operand: nodes.NodeNG) -> nodes.Const | None:
     if lower_is_start and piece.step is None and isinstance(upper, nodes.Const) and type(upper.value) is int:
         return upper
     return None
+
+
+def _looks_in_device_names(collection: nodes.NodeNG) -> bool:
+    """Is what a list of device names is searched with a device's `.type` or a `.device` field
+    (`x.device.type in ("cuda", "xpu")`, `queue_item.device.startswith(("cuda", "xpu"))`)? Under
+    transfer_to_npu those say "npu"; a plain name may hold a string of the program's own."""
+    holder = collection.parent
+    if isinstance(holder, nodes.Compare):
+        operands = [holder.left, *(operand for _op, operand in holder.ops)]
+    elif isinstance(holder, nodes.Call) and isinstance(holder.func, nodes.Attribute):
+        operands = [holder.func.expr]
+    else:
+        return False
+    return any(operand is not collection and isinstance(operand, nodes.Attribute)
+               and operand.attrname in ("type", "device") for operand in operands)
 
 
 def _compared_with_option(node: nodes.NodeNG) -> bool:
