@@ -43,6 +43,7 @@ class SymbolCheck(Check):
         self.suggestions = dict(rule.match.get("suggestions", {}))
         self.quiet_on_cpu = rule.match.get("quiet_on_cpu", False)
         self.quiet_in_type_tests = rule.match.get("quiet_in_type_tests", False)
+        self.quiet_in_queries = rule.match.get("quiet_in_queries", False)
         # callables whose arguments must move with them: an argument fixed alone would hand
         # torch_npu's value to torch's callable (torch's profile with torch_npu's schedule)
         self.fix_with_callee = frozenset(rule.match.get("fix_with_callee", ()))
@@ -71,6 +72,8 @@ class SymbolCheck(Check):
             return  # `device="cpu"` in the same call: not an NPU concern
         if self.quiet_in_type_tests and in_type_test(outermost_attribute(node)):
             return  # `isinstance(model, nn.DataParallel)` asks; the construction is what to port
+        if self.quiet_in_queries and _asked_about(outermost_attribute(node)):
+            return  # `x.is_contiguous(memory_format=torch.channels_last)` asks; a conversion is what to port
         if probed(outermost_attribute(node)):
             return  # `hasattr(torch.backends.cudnn, "flags")` asks whether a name exists; it uses nothing
         if uses_npu_build(ctx, qname):
@@ -224,3 +227,16 @@ def _inside_subclass_of(node, qname: str) -> bool:
             return True
         child, parent = parent, parent.parent
     return False
+
+
+def _asked_about(node: nodes.NodeNG) -> bool:
+    """`x.is_contiguous(memory_format=torch.channels_last)`, `fmt == torch.channels_last` (dlinfer's
+    get_memory_format, torch's own layout tests): the name is compared or asked about, and no
+    tensor is converted to it."""
+    parent = node.parent
+    if isinstance(parent, nodes.Compare):
+        return True
+    if isinstance(parent, nodes.Keyword):
+        parent = parent.parent
+    return isinstance(parent, nodes.Call) and isinstance(parent.func, nodes.Attribute) \
+        and parent.func.attrname.startswith("is_") and parent.func is not node

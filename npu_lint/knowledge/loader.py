@@ -22,7 +22,8 @@ NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 # What each kind needs in its `match` block: field -> expected type.
 KIND_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "symbol": {"symbols": list, "prefixes": list, "replace_last": str, "replace_prefix": dict, "suggestion": str,
-               "suggestions": dict, "quiet_on_cpu": bool, "quiet_in_type_tests": bool, "fix_with_callee": list},
+               "suggestions": dict, "quiet_on_cpu": bool, "quiet_in_type_tests": bool, "quiet_in_queries": bool,
+               "fix_with_callee": list},
     "method": {"methods": list, "call": bool, "receivers": list, "replacement": str},
     "string": {"pattern": str, "argument": str, "outside_argument": str, "replace": dict, "triggers": list,
                "outside_wrapper": str, "only_in": str, "safe_in": str, "given_only": str,
