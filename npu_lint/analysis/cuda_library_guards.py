@@ -62,7 +62,7 @@ from npu_lint.analysis.arguments import argument_role, tables
 from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument, imports_cuda_build
 from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, runs_cuda_kernel
 from npu_lint.analysis.library_words import spells_library
-from npu_lint.analysis.names import identifier_words, qualified_name, statements_after
+from npu_lint.analysis.names import bindings, identifier_words, qualified_name, statements_after
 from npu_lint.config.project_scripts import own_packages
 from npu_lint.knowledge.library_advice import table
 
@@ -675,11 +675,7 @@ def _flag_of_library_import(name: nodes.Name) -> str | None:
     _FLASH_AVAILABLE = False` (SevenNet's flash_helper.py, beside `_FLASH_AVAILABLE and
     torch.cuda.is_available()`): a flag that says whether a CUDA-only library imported. The
     library it names, or None."""
-    try:
-        _scope, assignments = name.lookup(name.name)
-    except Exception:  # astroid raises assorted errors on odd scopes
-        return None
-    for assignment in assignments:
+    for assignment in bindings(name):
         statement = assignment.parent
         if not (isinstance(assignment, nodes.AssignName) and isinstance(statement, nodes.Assign)
                 and isinstance(statement.value, nodes.Const) and isinstance(statement.value.value, bool)):

@@ -10,6 +10,7 @@ import os
 
 from astroid import nodes
 
+from npu_lint.analysis.names import compared_operands
 from npu_lint.config.project_scripts import is_script_target
 
 
@@ -18,7 +19,7 @@ def is_main_guard(stmt: nodes.NodeNG) -> bool:
     if not isinstance(stmt, nodes.If) or not isinstance(stmt.test, nodes.Compare):
         return False
     test = stmt.test
-    operands = [test.left, *(value for _, value in test.ops)]
+    operands = compared_operands(test)
     return len(test.ops) == 1 and test.ops[0][0] == "==" and \
         any(isinstance(o, nodes.Name) and o.name == "__name__" for o in operands) and \
         any(isinstance(o, nodes.Const) and o.value == "__main__" for o in operands)

@@ -20,7 +20,7 @@ from typing import Iterator, Optional
 
 from astroid import nodes
 
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import bindings, qualified_name
 from npu_lint.analysis.star_imports import StarImport, module_summary, project_module_file
 from npu_lint.core.file_facts import FileFacts
 
@@ -30,13 +30,10 @@ def applied_decorator(decorator: nodes.NodeNG) -> Optional[str]:
     applies to the function it decorates (`triton.jit` for trl's `@_jit`), or None."""
     if not isinstance(decorator, nodes.Name):
         return None
-    try:
-        _scope, bindings = decorator.lookup(decorator.name)
-    except Exception:  # astroid raises assorted errors on odd scopes
+    bound = bindings(decorator)
+    if len(bound) != 1:
         return None
-    if len(bindings) != 1:
-        return None
-    binding = bindings[0]
+    binding = bound[0]
     if isinstance(binding, nodes.FunctionDef):
         return _applied_here(binding)
     if isinstance(binding, nodes.ImportFrom) and decorator.root().file:

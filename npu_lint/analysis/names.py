@@ -111,6 +111,19 @@ def _is_star_import(assignment: nodes.NodeNG) -> bool:
     return isinstance(assignment, nodes.ImportFrom) and any(name == "*" for name, _alias in assignment.names)
 
 
+def bindings(name: nodes.Name) -> list[nodes.NodeNG]:
+    """What binds `name` where it is read (astroid's lookup), or nothing where astroid cannot tell."""
+    try:
+        return list(name.lookup(name.name)[1])
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return []
+
+
+def compared_operands(compare: nodes.Compare) -> list[nodes.NodeNG]:
+    """Every operand of a comparison: `a`, `b` and `c` of `a < b <= c`."""
+    return [compare.left, *(operand for _op, operand in compare.ops)]
+
+
 def statements_after(statement: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
     """The statements after `statement` in its block (what an `if ...: raise` leaves to run)."""
     sibling = statement.next_sibling()
@@ -221,7 +234,7 @@ def _tested_against(node: nodes.NodeNG) -> bool:
         return len(parent.args) == 2 and parent.args[1] is node and isinstance(parent.func, nodes.Name) \
             and parent.func.name in ("isinstance", "issubclass")
     if isinstance(parent, nodes.Compare):
-        operands = [parent.left, *(operand for _op, operand in parent.ops)]
+        operands = compared_operands(parent)
         ops = {op for op, _operand in parent.ops}
         return ops <= {"is", "is not", "==", "!=", "in", "not in"} and any(
             operand is not node and _is_type_call(operand) for operand in operands)

@@ -25,7 +25,7 @@ from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import STRING_TESTS, test_expression
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import compared_operands, qualified_name
 from npu_lint.analysis.not_values import keyed_by_device_type
 from npu_lint.core.findings import Applicability, Edit, Finding, Fix, Position, Related
 
@@ -65,7 +65,7 @@ def _compared_operands(test: nodes.NodeNG) -> list:
     while isinstance(test, nodes.UnaryOp) and test.op == "not":
         test = test.operand
     if isinstance(test, nodes.Compare):
-        return [test.left, *(other for _op, other in test.ops)]
+        return compared_operands(test)
     if isinstance(test, nodes.Call) and isinstance(test.func, nodes.Attribute) \
             and test.func.attrname in STRING_TESTS:
         return list(test.args)

@@ -37,7 +37,7 @@ from npu_lint.analysis.cuda_library_guards import (
     picked_by_cuda_query,
 )
 from npu_lint.analysis.environment import environment_use
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import bindings, compared_operands, qualified_name
 from npu_lint.analysis.not_values import literal_members_declaring, not_a_value
 from npu_lint.analysis.other_frameworks import other_framework_code
 from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call
@@ -342,7 +342,7 @@ def _sliced_to_length_edits(ctx: ModuleContext, node: nodes.NodeNG, value: str, 
     compare = node.parent
     if len(value) == len(replacement) or not isinstance(compare, nodes.Compare):
         return ()
-    operands = [compare.left, *(operand for _op, operand in compare.ops)]
+    operands = compared_operands(compare)
     found = []
     for operand in operands:
         bound = _slice_bound(operand)
@@ -370,7 +370,7 @@ def _looks_in_device_names(collection: nodes.NodeNG) -> bool:
     transfer_to_npu those say "npu"; a plain name may hold a string of the program's own."""
     holder = collection.parent
     if isinstance(holder, nodes.Compare):
-        operands = [holder.left, *(operand for _op, operand in holder.ops)]
+        operands = compared_operands(holder)
     elif isinstance(holder, nodes.Call) and isinstance(holder.func, nodes.Attribute):
         operands = [holder.func.expr]
     else:
@@ -386,7 +386,7 @@ def _compared_with_option(node: nodes.NodeNG) -> bool:
     compare = node.parent
     if not isinstance(compare, nodes.Compare):
         return False
-    operands = [compare.left, *(operand for _op, operand in compare.ops)]
+    operands = compared_operands(compare)
     return any(
         isinstance(operand, nodes.Subscript) and isinstance(operand.slice, nodes.Const)
         and isinstance(operand.slice.value, str)
@@ -403,7 +403,7 @@ def _compared_with_program_backend(node: nodes.NodeNG, value: str) -> bool:
     compare = node.parent
     if value != "nccl" or not isinstance(compare, nodes.Compare):
         return False
-    others = [operand for operand in (compare.left, *(operand for _op, operand in compare.ops)) if operand is not node]
+    others = [operand for operand in compared_operands(compare) if operand is not node]
     return bool(others) and not any(_answered_by_torch(operand) for operand in others)
 
 
@@ -415,17 +415,14 @@ def _compared_with_program_choice(node: nodes.NodeNG) -> bool:
     compare = node.parent
     if not isinstance(compare, nodes.Compare):
         return False
-    others = [operand for operand in (compare.left, *(operand for _op, operand in compare.ops)) if operand is not node]
+    others = [operand for operand in compared_operands(compare) if operand is not node]
     return bool(others) and all(_holds_program_literal(operand) for operand in others)
 
 
 def _holds_program_literal(operand: nodes.NodeNG) -> bool:
     if not isinstance(operand, nodes.Name):
         return False
-    try:
-        _scope, assignments = operand.lookup(operand.name)
-    except Exception:  # astroid raises assorted errors on odd scopes
-        return False
+    assignments = bindings(operand)
     return bool(assignments) and all(
         isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)
         and _literal_choice(assignment.parent.value) for assignment in assignments)
@@ -446,10 +443,7 @@ def _literal_choice(value: nodes.NodeNG, in_choice: bool = False, depth: int = 0
     if in_choice and isinstance(value, nodes.Call):
         return bool(value.args) and environment_use(value.args[0])
     if in_choice and isinstance(value, nodes.Name):
-        try:
-            _scope, assignments = value.lookup(value.name)
-        except Exception:  # astroid raises assorted errors on odd scopes
-            return False
+        assignments = bindings(value)
         return bool(assignments) and all(
             isinstance(assignment.parent, nodes.Arguments)
             or (isinstance(assignment.parent, nodes.Assign) and _literal_choice(assignment.parent.value, True, depth + 1))

@@ -21,6 +21,7 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import in_cpu_call
 from npu_lint.analysis.names import (ATTRIBUTE_NODES, chain_parts, in_annotation, in_type_test, is_chain_top,
                                      name_trigger, outermost_attribute, qualified_name)
+from npu_lint.analysis.not_values import comparison_of
 from npu_lint.analysis.npu_modules import uses_npu_build
 from npu_lint.analysis.probes import probed
 from npu_lint.checks.base import Check
@@ -233,9 +234,9 @@ def _asked_about(node: nodes.NodeNG) -> bool:
     """`x.is_contiguous(memory_format=torch.channels_last)`, `fmt == torch.channels_last` (dlinfer's
     get_memory_format, torch's own layout tests): the name is compared or asked about, and no
     tensor is converted to it."""
-    parent = node.parent
-    if isinstance(parent, nodes.Compare):
+    if comparison_of(node) is not None:
         return True
+    parent = node.parent
     if isinstance(parent, nodes.Keyword):
         parent = parent.parent
     return isinstance(parent, nodes.Call) and isinstance(parent.func, nodes.Attribute) \
