@@ -86,9 +86,11 @@ class ImportCheck(Check):
             if module and uses_npu_build(ctx, module):
                 return  # `import triton` in the project's Ascend kernels: triton-ascend is the port
             if module:
-                if self.used_only and not any(_runs(use, ctx) for use in library_uses(ctx, self.modules)
-                                              if use.binding is node):
+                uses = [use for use in library_uses(ctx, self.modules) if use.binding is node]
+                if self.used_only and not any(_runs(use, ctx) for use in uses):
                     return
+                if not uses and _only_version_read(node, ctx):
+                    return  # `import bitsandbytes` to print `bitsandbytes.__version__` (an environment report)
                 self._report_once(ctx, node, module, self._suggestion(imported), self._uses(node, ctx))
                 return
 
@@ -129,6 +131,18 @@ class ImportCheck(Check):
         if all(self._runs_on_npu(item) for item in imported):
             return
         self._report_once(ctx, call, module, self._suggestion(imported), ())
+
+
+def _only_version_read(node: nodes.Import | nodes.ImportFrom, ctx: ModuleContext) -> bool:
+    """Does the module read nothing of what `import lib` binds but `lib.__version__`? Environment
+    reports (LLaMA-Factory's env.py, `transformers env`) import each library in a `try` to print
+    its version: on an Ascend host they print that it is missing, and there is nothing to port."""
+    if not isinstance(node, nodes.Import):
+        return False
+    bound = {alias or name.split(".")[0] for name, alias in node.names}
+    read = [name for name in ctx.nodes_of(nodes.Name) if name.name in bound]
+    return bool(read) and all(isinstance(name.parent, nodes.Attribute) and name.parent.expr is name
+                              and name.parent.attrname == "__version__" for name in read)
 
 
 def _runs(use, ctx: ModuleContext) -> bool:
