@@ -450,13 +450,38 @@ def _is_cuda_test(value: nodes.NodeNG | None) -> bool:
 
 
 def _has_npu_twin(statement: nodes.NodeNG, block: list) -> bool:
-    """Does `block` hold the statement again with `npu` for each `cuda` (a port already made)?"""
+    """Does `block` hold the statement again with `npu` for each `cuda` (a port already made), or
+    store the NPU's own answer under the twin name (verl's utils/device.py: `is_cuda_available =
+    torch.cuda.is_available()`, then `is_npu_available = is_torch_npu_available()`)?"""
+    twin_name = _twin_target(statement)
+    if twin_name is not None and any(other is not statement and _twin_target(other, named=twin_name)
+                                     for other in block):
+        return True
     text = statement.as_string()
     twin = _CUDA_WORD.sub(lambda match: _NPU_FOR_CUDA[match.group()], text)
     if twin == text:
         return False
     return any(other is not statement and type(other) is type(statement) and other.as_string() == twin
                for other in block)
+
+
+def _twin_target(statement: nodes.NodeNG, named: str | None = None) -> str | None:
+    """The NPU twin of the one name (or `self.` field) `statement` assigns: `is_npu_available` for
+    `is_cuda_available`. With `named`, that name when `statement` assigns it."""
+    targets = getattr(statement, "targets", None) or [getattr(statement, "target", None)]
+    if not isinstance(statement, (nodes.Assign, nodes.AnnAssign)) or len(targets) != 1:
+        return None
+    target = targets[0]
+    if isinstance(target, nodes.AssignName):
+        name = target.name
+    elif isinstance(target, nodes.AssignAttr) and isinstance(target.expr, nodes.Name):
+        name = f"{target.expr.name}.{target.attrname}"
+    else:
+        return None
+    if named is not None:
+        return name if name == named else None
+    twin = _CUDA_WORD.sub(lambda match: _NPU_FOR_CUDA[match.group()], name)
+    return twin if twin != name else None
 
 
 def _device_api_names(statements: list[nodes.NodeNG], prefix: str) -> set[str]:
