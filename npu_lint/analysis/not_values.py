@@ -46,6 +46,9 @@
                                         CUDA (CLIP's `load(jit=True)` patches it to the device
                                         asked for)
 
+    ["python", "cpp", "cuda", "lua"]    a list of words of another vocabulary (programming
+                                        languages): no other device, backend or build beside it
+
 Rewriting any of these changes what the code means, never which device it uses. The tables
 (which calls take an attribute name, which names are methods, which calls answer the device's
 name) are data in data/arguments.yaml.
@@ -73,7 +76,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
     'device name query', 'mapping key', 'key of a build for CUDA', 'path component', 'CUDA-only
     library guard', "device of a CUDA kernel's registration", "device of a CUDA-only library's
     class", 'test label', 'build for a platform', 'CUDA kernel workaround', 'text of a test case',
-    'implementation choice', 'device recorded in a TorchScript graph'), or None when it is one."""
+    'implementation choice', 'device recorded in a TorchScript graph', 'word of another
+    vocabulary'), or None when it is one."""
     if _in_literal_type(node):
         return "type"
     if _enum_member_value(node):
@@ -108,7 +112,32 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "implementation choice"
     if _device_of_traced_constant(node):
         return "device recorded in a TorchScript graph"
+    if _word_of_other_vocabulary(node):
+        return "word of another vocabulary"
     return None
+
+
+# Words of the vocabulary a device or backend name belongs to: one of them beside "cuda" in a
+# list makes it a list of devices, backends or builds.
+_DEVICE_VOCABULARY = re.compile(r"^(cpu|cuda|gpu|npu|mps|xpu|hpu|tpu|xla|meta|mlu|musa|ipu|vulkan|auto|"
+                                r"rocm|hip|cu\d+|nccl|hccl|gloo|mpi|ucc|xccl|nvidia|amd|ascend|intel|"
+                                r"tensorrt|cudnn|cublas|triton|torch|ref|native)(:\d+)?$", re.IGNORECASE)
+_VOCABULARY_SIZE = 4
+
+
+def _word_of_other_vocabulary(node: nodes.NodeNG) -> bool:
+    """`SUPPORTED_LANGUAGES = ["python", "cpp", "go", ..., "cuda", "lua"]` (verl's sandbox_fusion
+    client): a list of plain words that holds no other device, backend or build name is a
+    vocabulary of something else (languages, file kinds), where "cuda" names CUDA C++, not the
+    device. A list of devices always names another (`["cuda", "cpu"]`)."""
+    collection = node.parent
+    if not isinstance(collection, _COLLECTIONS) or len(collection.elts) < _VOCABULARY_SIZE:
+        return False
+    words = [element.value for element in collection.elts
+             if isinstance(element, nodes.Const) and isinstance(element.value, str)]
+    if len(words) != len(collection.elts):
+        return False
+    return sum(1 for word in words if _DEVICE_VOCABULARY.match(word)) == 1
 
 
 def _device_of_traced_constant(node: nodes.NodeNG) -> bool:
