@@ -60,3 +60,31 @@ def test_on_the_transfer_to_npu_route_the_cuda_class_is_still_reported(tmp_path)
     assert "NPU401" not in _codes(module)
     result = Engine(Settings(strategy="auto")).check_text(module.read_text(), str(module))
     assert "NPU401" in [finding.code for finding in result.findings]
+
+
+ROCM_CLASS = """import torch
+
+from .platform_cuda import PlatformCUDA
+
+
+class PlatformROCm(PlatformCUDA):
+    def is_platform_available(self):
+        return torch.cuda.is_available()
+"""
+NPU_PLATFORM = "from .platform_base import PlatformBase\n\n\nclass PlatformNPU(PlatformBase):\n    pass\n"
+
+
+def test_a_rocm_class_extending_the_cuda_twin_of_an_npu_class_is_left_alone(tmp_path):
+    # verl's plugin/platform/: ROCm answers through torch.cuda, so its class extends CUDA's,
+    # whose NPU twin (PlatformNPU) runs on the NPU instead.
+    (tmp_path / "platform_npu.py").write_text(NPU_PLATFORM)
+    module = tmp_path / "platform_rocm.py"
+    module.write_text(ROCM_CLASS)
+    assert _codes(module) == []
+
+
+def test_a_rocm_class_without_an_npu_twin_of_its_base_is_reported(tmp_path):
+    (tmp_path / "platform_npu.py").write_text(NPU_PLATFORM.replace("PlatformNPU", "NpuKernels"))
+    module = tmp_path / "platform_rocm.py"
+    module.write_text(ROCM_CLASS)
+    assert _codes(module) == ["NPU101"]

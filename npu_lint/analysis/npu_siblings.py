@@ -16,7 +16,10 @@ that probes CUDA first (ColossalAI's accelerator order) runs the CUDA class on t
 A class is the CUDA member of such a family when its name has a `cuda` or `gpu` word (or names
 another device that is no CPU: `HPU_Accelerator`, `MPS_Accelerator`) and a class
 whose name has an `npu` or `ascend` word shares one of its bases (not a generic one such as
-`ABC` or `nn.Module`), in the same module or in a module of the same folder. Those modules are
+`ABC` or `nn.Module`), in the same module or in a module of the same folder. A class named for
+ROCm (or HIP) that extends the CUDA twin of an NPU class is one too (verl's
+`class PlatformROCm(PlatformCUDA)` beside `class PlatformNPU(PlatformBase)`): ROCm answers through
+torch.cuda, and on the NPU the NPU class runs. Those modules are
 read with Python's own `ast`, and only when they mention the NPU. `folder_modules_read` tells the
 result cache which modules a file's findings may depend on that way.
 
@@ -50,7 +53,10 @@ _CUDA_WORDS = frozenset({"cuda", "gpu"})
 # mlu_accelerator.py beside npu_accelerator.py): their class runs on their device only, so what
 # it says about CUDA is no NPU code either. Not the CPU: CPU classes (offload optimizers, a CPU
 # accelerator used beside the NPU) may run on the NPU host too.
-_OTHER_DEVICE_WORDS = frozenset({"hpu", "habana", "gaudi", "mps", "xpu", "mlu", "musa", "sdaa", "dipu", "tpu", "xla"})
+_OTHER_DEVICE_WORDS = frozenset({"hpu", "habana", "gaudi", "mps", "xpu", "mlu", "musa", "sdaa", "dipu", "tpu", "xla",
+                                 # ROCm answers through torch.cuda, so its class extends CUDA's
+                                 # (verl's `class PlatformROCm(PlatformCUDA)`)
+                                 "rocm", "hip"})
 _FAMILY_WORDS = _CUDA_WORDS | _OTHER_DEVICE_WORDS
 # GPU vendors, whose functions beside an NPU twin are that family's CUDA member (ROCm is torch.cuda)
 _TWIN_WORDS = _CUDA_WORDS | frozenset({"nvidia", "amd", "rocm"})
@@ -111,29 +117,48 @@ def _remembered(node: nodes.NodeNG, attribute: str, judge) -> bool:
     return verdict
 
 
+def _family_named(name: str) -> bool:
+    """Is a class so named a member of a device family? ("ROCm" splits into "ro" and "cm".)"""
+    return bool(_FAMILY_WORDS.intersection(identifier_words(name))) or "rocm" in name.lower()
+
+
 def _judge(classdef: nodes.ClassDef) -> bool:
-    if not _FAMILY_WORDS.intersection(identifier_words(classdef.name)):
+    if not _family_named(classdef.name):
         return False
     bases = {name for name in map(last_name, classdef.bases) if name and name not in _GENERIC_BASES}
     if not bases:
         return False
     module = classdef.root()
-    own = {base for other in module.nodes_of_class(nodes.ClassDef) if _names_npu(other.name)
-           for base in map(last_name, other.bases) if base}
-    if bases & own:
+    npu_classes = [other for other in module.nodes_of_class(nodes.ClassDef) if _names_npu(other.name)]
+    own = {base for other in npu_classes for base in map(last_name, other.bases) if base}
+    names = {other.name for other in npu_classes}
+    if bases & own or _extends_cuda_twin(bases, names):
         return True
     path = getattr(module, "file", None)
     if not path or not os.path.isfile(path):
         return False
-    return bool(bases & _npu_bases_beside(path))
+    beside_names, beside_bases = _npu_classes_beside(path)
+    return bool(bases & beside_bases) or _extends_cuda_twin(bases, beside_names)
+
+
+def _extends_cuda_twin(bases: set[str], npu_names: set[str]) -> bool:
+    """Does a base name a CUDA class whose NPU twin (its name with `npu` for the CUDA word) is
+    defined? `class PlatformROCm(PlatformCUDA)` beside `class PlatformNPU(PlatformBase)` (verl's
+    plugin/platform/): the ROCm class runs only where CUDA's does."""
+    twins = {identifier_words(name) for name in npu_names}
+    for base in bases:
+        words = identifier_words(base)
+        if any(words[:index] + ("npu",) + words[index + 1:] in twins
+               for index, word in enumerate(words) if word in _CUDA_WORDS):
+            return True
+    return False
 
 
 def folder_modules_read(path: str, source: bytes) -> list[str]:
     """The other modules of `path`'s folder that checking `source` may read for NPU siblings:
     all of them when it defines a CUDA-named class with bases, else none."""
-    if b"class" not in source or not any(
-            _FAMILY_WORDS.intersection(identifier_words(match.group(1).decode("utf-8", "replace")))
-            for match in _CLASS_WITH_BASES.finditer(source)):
+    if b"class" not in source or not any(_family_named(match.group(1).decode("utf-8", "replace"))
+                                         for match in _CLASS_WITH_BASES.finditer(source)):
         return []
     return sorted(_modules_beside(path))
 
@@ -152,32 +177,39 @@ def _names_npu(name: str) -> bool:
     return bool(_NPU_WORDS.intersection(identifier_words(name)))
 
 
-def _npu_bases_beside(path: str) -> set[str]:
-    """The bases of the NPU-named classes in the other modules of `path`'s folder."""
-    found: set[str] = set()
+def _npu_classes_beside(path: str) -> tuple[set[str], set[str]]:
+    """The names and the bases of the NPU-named classes in the other modules of `path`'s folder."""
+    names: set[str] = set()
+    bases: set[str] = set()
     for file in _modules_beside(path):
-        found |= _FILE_BASES.get(file) or frozenset()
-    return found
+        file_names, file_bases = _FILE_CLASSES.get(file) or _NO_CLASSES
+        names |= file_names
+        bases |= file_bases
+    return names, bases
 
 
-def _read_npu_bases(path: str) -> set[str]:
+_NO_CLASSES: tuple[frozenset, frozenset] = (frozenset(), frozenset())
+
+
+def _read_npu_classes(path: str) -> tuple[frozenset, frozenset]:
     try:
         with open(path, "rb") as file:
             source = file.read()
     except OSError:
-        return set()
+        return _NO_CLASSES
     lowered = source.lower()
     if b"npu" not in lowered and b"ascend" not in lowered:
-        return set()  # most modules: no NPU class to parse for
+        return _NO_CLASSES  # most modules: no NPU class to parse for
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
-    return {base for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and _names_npu(node.name)
-            for base in map(_ast_last_name, node.bases) if base}
+        return _NO_CLASSES
+    classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and _names_npu(node.name)]
+    return (frozenset(node.name for node in classes),
+            frozenset(base for node in classes for base in map(_ast_last_name, node.bases) if base))
 
 
-_FILE_BASES: FileFacts[frozenset] = FileFacts(lambda path: frozenset(_read_npu_bases(path)), MAX_CACHED)
+_FILE_CLASSES: FileFacts[tuple] = FileFacts(_read_npu_classes, MAX_CACHED)
 
 
 def _ast_last_name(node: ast.expr) -> Optional[str]:
