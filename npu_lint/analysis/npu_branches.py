@@ -51,8 +51,13 @@ take is not reported. A path is off the NPU when
 - it stores a CUDA test (false on the NPU) and its NPU twin stands in the same block, the same
   text with `npu` for `cuda` (timm's data loader: `self.is_cuda = device.type == 'cuda' and
   torch.cuda.is_available()`, then `self.is_npu = device.type == 'npu' and
-  torch.npu.is_available()`). A statement that acts, such as `torch.cuda.synchronize()`, runs
-  on the NPU beside its twin, so it is still reported.
+  torch.npu.is_available()`), or stores the NPU's own answer under the twin name (verl:
+  `is_cuda_available = torch.cuda.is_available()` beside `is_npu_available = ...`). A statement
+  that acts, such as `torch.cuda.synchronize()`, runs on the NPU beside its twin, so it is still
+  reported;
+- it is the fallback for a device without a namespace: `except AttributeError: return torch.cuda`
+  after `try: return getattr(torch, device_name)` (torchtune); on an Ascend host `torch.npu` is
+  there.
 
 A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
 """
@@ -81,8 +86,9 @@ _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 
 
 # Every way a module can say "NPU" that the rules below read (an identifier word `npu`, an "npu"
-# device string or variable name in any case) matches this; "input" does not.
-_MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b")
+# device string or variable name in any case) matches this, and a device's namespace looked up by
+# name (`getattr(torch, device)`); "input" does not.
+_MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b|getattr\(torch,")
 # torch's build versions that are None on the build torch_npu runs on.
 _CUDA_BUILD_VERSIONS = frozenset({"torch.version.cuda", "torch.version.hip"})
 
@@ -114,6 +120,8 @@ def off_npu_path(node: nodes.NodeNG) -> bool:
             return True
         if _mirrored_by_npu_part(parent, child):
             return True
+        if isinstance(parent, nodes.ExceptHandler) and _fallback_for_missing_namespace(parent):
+            return True
         if isinstance(parent, nodes.If) and (child is parent.test or any(child is stmt for stmt in parent.body)) \
                 and _cuda_probe_beside_npu_probe(parent):
             return True
@@ -122,6 +130,23 @@ def off_npu_path(node: nodes.NodeNG) -> bool:
             return True
         child, parent = parent, parent.parent
     return False
+
+
+def _fallback_for_missing_namespace(handler: nodes.ExceptHandler) -> bool:
+    """`try: return getattr(torch, device_name) except AttributeError: return torch.cuda`
+    (torchtune's get_torch_device_namespace, copied by LLaMA-Factory and ms-swift): the handler
+    runs only for a device without a `torch.<name>` module, and on an Ascend host `torch.npu` is
+    there, so the NPU never takes it."""
+    caught = handler.type
+    names = caught.elts if isinstance(caught, nodes.Tuple) else [caught]
+    if not any(isinstance(name, nodes.Name) and name.name == "AttributeError" for name in names):
+        return False
+    attempt = handler.parent
+    if not isinstance(attempt, nodes.Try) or len(attempt.body) > _SHORT_BRANCH:
+        return False
+    return any(isinstance(call.func, nodes.Name) and call.func.name == "getattr" and len(call.args) >= 2
+               and not isinstance(call.args[1], nodes.Const) and qualified_name(call.args[0]) == "torch"
+               for statement in attempt.body for call in statement.nodes_of_class(nodes.Call))
 
 
 def _beside_npu(node: nodes.NodeNG) -> bool:
