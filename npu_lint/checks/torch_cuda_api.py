@@ -64,18 +64,35 @@ _SHIM = "_npu_lint_npu_shim"
 def _npu_shim(scope: nodes.NodeNG) -> bool:
     """Does `scope` (a function, or the module) assign a torch.cuda name a torch.npu or torch_npu
     one? Such code patches torch.cuda for the NPU, and its other assignments to torch.cuda names
-    (placeholders, restores) belong to the patch. A test that swaps `torch.cuda.current_device`
-    for a stub and back (torchao's test_lean_import.py) ports with the name it saves. Computed once."""
+    (placeholders, restores) belong to the patch; so does a scope that applies transfer_to_npu.
+    A test that swaps `torch.cuda.current_device` for a stub and back (torchao's
+    test_lean_import.py) ports with the name it saves. Computed once."""
     found = getattr(scope, _SHIM, None)
     if found is None:
-        found = False
-        for assign in scope.nodes_of_class(nodes.Assign):
+        found = _applies_transfer_to_npu(scope)
+        for assign in () if found else scope.nodes_of_class(nodes.Assign):
             if any(isinstance(target, nodes.AssignAttr) and _names_torch_cuda(target.expr) for target in assign.targets) \
                     and (qualified_name(assign.value) or "").startswith(("torch.npu.", "torch_npu.")):
                 found = True
                 break
         setattr(scope, _SHIM, found)
     return found
+
+
+def _applies_transfer_to_npu(scope: nodes.NodeNG) -> bool:
+    """Does `scope` import torch_npu's transfer_to_npu patch itself? What it then assigns to a
+    torch.cuda name amends the patch (SGLang's NPU backend: `torch.cuda.is_available = lambda:
+    False` right after `from torch_npu.contrib import transfer_to_npu`)."""
+    for node in scope.nodes_of_class((nodes.Import, nodes.ImportFrom)):
+        if node.scope() is not scope:
+            continue
+        if isinstance(node, nodes.ImportFrom):
+            names = [f"{node.modname}.{name}" for name, _ in node.names]
+        else:
+            names = [name for name, _ in node.names]
+        if any(name.startswith("torch_npu.contrib.transfer_to_npu") for name in names):
+            return True
+    return False
 
 
 def _names_torch_cuda(node: nodes.NodeNG) -> bool:
