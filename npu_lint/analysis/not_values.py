@@ -219,7 +219,11 @@ def _abstract_default(node: nodes.NodeNG) -> bool:
     if not isinstance(arguments, nodes.Arguments) or not any(
             node is default for default in [*arguments.defaults, *arguments.kw_defaults] if default is not None):
         return False
-    function = arguments.parent
+    return abstract_stub(arguments.parent)
+
+
+def abstract_stub(function: nodes.NodeNG) -> bool:
+    """An `@abstractmethod` whose body does nothing: what runs is a subclass's implementation."""
     if not isinstance(function, nodes.FunctionDef) or function.decorators is None:
         return False
     if not any(last_name(decorator) == "abstractmethod" for decorator in function.decorators.nodes):
