@@ -62,6 +62,14 @@ def test_names_without_equivalent_say_what_to_do(engine):
     assert "JIT kernel compiler" in messages[0] and "TunableOp" in messages[1]
 
 
+def test_is_built_as_a_device_test_points_to_npu_availability(engine):
+    # neuraloperator's tests: `"cuda" if torch.backends.cuda.is_built() else "cpu"`
+    text = 'import torch\ndevice = "cuda" if torch.backends.cuda.is_built() else "cpu"\n'
+    found = engine.check_text(text, "a.py").findings
+    messages = [f.message for f in found if f.code == "NPU131"]
+    assert len(messages) == 1 and "torch.npu.is_available()" in messages[0]
+
+
 def _transfer_lists():
     facts = release_data.facts(DEFAULT)
     return [

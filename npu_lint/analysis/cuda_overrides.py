@@ -5,7 +5,8 @@ that method is then the base class's, from torch_npu or torch: what the override
 HQQLinear packs its quantized weights for the device, gpytorch's nearest-neighbour utility
 builds its GPU index, a teacher model kept outside the submodules moves along) no longer
 happens. An override that adds nothing the base's method misses (it only defers to
-`super().cuda(...)`, moves registered submodules and returns self) is no such class.
+`super().cuda(...)`, moves registered submodules and returns self, or is an abstract method
+that does nothing) is no such class.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Iterator
 import astroid
 from astroid import nodes, util
 
+from npu_lint.analysis.not_values import abstract_stub
 from npu_lint.analysis.receivers import MAX_INFERRED, ReceiverKind, receiver_kind
 
 
@@ -73,7 +75,10 @@ def defines(cls: nodes.ClassDef, method: str) -> bool:
 def adds_nothing(node: nodes.FunctionDef) -> bool:
     """Does the override only do what the base's npu() does anyway: defer to `super().cuda(...)`,
     move submodules the Module registers (`self.model.cuda()`, fairseq's SequenceGenerator),
-    return self?"""
+    return self? An abstract `cuda()` that does nothing (neuraloperator's Transform) adds nothing
+    either: its subclasses' implementations are the overrides to port."""
+    if abstract_stub(node):
+        return True
     body = [stmt for stmt in node.body if not (isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Const))]
     for stmt in body:
         if isinstance(stmt, nodes.Return) and (_returns_self(stmt.value) or _super_cuda(stmt.value)):

@@ -24,6 +24,8 @@
                                         so do those of a table per device type
                                         (`{"cpu": -1, "cuda": 1024}`)
     pytest.param(dev, id="cuda:0")      the label pytest reports a test case under
+    @pytest.mark.parametrize(("cuda", "mps"), ...)
+                                        the names of the test's arguments (sahi's tests)
     ("linux", "cuda") in REQUIRED       a build for an operating system (a wheel index, a CI
                                         matrix entry): "cuda" names the build beside "rocm"
                                         and "cpu", and no device is chosen by it
@@ -75,9 +77,9 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
     """Why the string expression `node` is no value ('type', 'enum member', 'attribute name',
     'device name query', 'mapping key', 'key of a build for CUDA', 'path component', 'CUDA-only
     library guard', "device of a CUDA kernel's registration", "device of a CUDA-only library's
-    class", 'test label', 'build for a platform', 'CUDA kernel workaround', 'text of a test case',
-    'implementation choice', 'device recorded in a TorchScript graph', 'word of another
-    vocabulary'), or None when it is one."""
+    class", 'test label', 'test parameter name', 'build for a platform', 'CUDA kernel workaround',
+    'text of a test case', 'implementation choice', 'device recorded in a TorchScript graph', 'word
+    of another vocabulary'), or None when it is one."""
     if _in_literal_type(node):
         return "type"
     if _enum_member_value(node):
@@ -102,6 +104,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "device of a CUDA-only library's class"  # `device or torch.device("cuda")` in a bnb Linear
     if _test_label(node):
         return "test label"
+    if _test_parameter_name(node):
+        return "test parameter name"
     if _build_for_platform(node):
         return "build for a platform"
     if _guards_contiguous_workaround(node):
@@ -244,7 +248,11 @@ def _abstract_default(node: nodes.NodeNG) -> bool:
     if not isinstance(arguments, nodes.Arguments) or not any(
             node is default for default in [*arguments.defaults, *arguments.kw_defaults] if default is not None):
         return False
-    function = arguments.parent
+    return abstract_stub(arguments.parent)
+
+
+def abstract_stub(function: nodes.NodeNG) -> bool:
+    """An `@abstractmethod` whose body does nothing: what runs is a subclass's implementation."""
     if not isinstance(function, nodes.FunctionDef) or function.decorators is None:
         return False
     if not any(last_name(decorator) == "abstractmethod" for decorator in function.decorators.nodes):
@@ -273,6 +281,22 @@ def _test_label(node: nodes.NodeNG) -> bool:
     if not (isinstance(keyword, nodes.Keyword) and isinstance(keyword.parent, nodes.Call)):
         return False
     return tables().not_values.test_labels.get(qualified_name(keyword.parent.func) or "") == keyword.arg
+
+
+def _test_parameter_name(node: nodes.NodeNG) -> bool:
+    """`@pytest.mark.parametrize(("cuda", "mps"), [...])`, `parametrize("cuda", [True, False])`: the
+    names of the test function's arguments; renaming one breaks the test, whose signature keeps it."""
+    while isinstance(node.parent, (nodes.Tuple, nodes.List)):
+        node = node.parent
+    parent = node.parent
+    if isinstance(parent, nodes.Keyword) and isinstance(parent.parent, nodes.Call):
+        call, keyword = parent.parent, parent.arg
+    elif isinstance(parent, nodes.Call) and parent.args and parent.args[0] is node:
+        call, keyword = parent, None
+    else:
+        return False
+    wanted = tables().not_values.test_parameter_names.get(qualified_name(call.func) or "")
+    return wanted is not None and keyword in (None, wanted)
 
 
 def _build_for_platform(node: nodes.NodeNG) -> bool:

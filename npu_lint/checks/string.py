@@ -82,12 +82,37 @@ def value_expression(node: nodes.NodeNG) -> nodes.NodeNG:
 
 
 def prefix_expression(node: nodes.NodeNG) -> nodes.NodeNG | None:
-    """Where a prefix such as "cuda:" is used as one: `"cuda:" + str(i)` (the whole sum) or
-    `s.startswith("cuda:")`; None elsewhere."""
+    """Where a prefix such as "cuda:" is used as one: `"cuda:" + str(i)` (the whole sum),
+    `s.startswith("cuda:")`, or `str(device).replace("cuda:", "")` (the prefix cut off a device to
+    leave its index); None elsewhere."""
     parent = node.parent
     if isinstance(parent, nodes.BinOp) and parent.op == "+" and parent.left is node:
         return value_expression(parent)
-    return node if is_compared(node) else None
+    return node if is_compared(node) or _cut_off(node) else None
+
+
+# str methods whose first argument is a text they cut out of the string
+_CUTTING_METHODS = frozenset({"replace", "removeprefix", "split", "rsplit", "partition", "rpartition"})
+
+
+def _cut_off(node: nodes.NodeNG) -> bool:
+    """`str(device).replace("cuda:", "")` (ultralytics' select_device, copied into sahi), or
+    `device.removeprefix("cuda:")`: the code reads the index out of a "cuda:N" device, which is
+    "npu:N" after the port."""
+    call = node.parent
+    return (isinstance(call, nodes.Call) and isinstance(call.func, nodes.Attribute)
+            and call.func.attrname in _CUTTING_METHODS and bool(call.args) and call.args[0] is node)
+
+
+def _replaced_by(node: nodes.NodeNG, replacement: str) -> bool:
+    """`device.replace("cuda", "npu")`: the code already turns the CUDA name into the NPU's (a
+    port); renaming its first argument would make it replace "npu" by itself."""
+    call = node.parent
+    if not (isinstance(call, nodes.Call) and isinstance(call.func, nodes.Attribute)
+            and call.func.attrname == "replace" and len(call.args) > 1 and call.args[0] is node):
+        return False
+    new = string_template(call.args[1])
+    return new is not None and new.startswith(replacement.split(":")[0])
 
 
 def membership_collection(node: nodes.NodeNG) -> bool:
@@ -199,6 +224,8 @@ class StringCheck(Check):
                 break
         replacement = _replaced(value, self.replace)
         fix_message = f"Use `{replacement}`"
+        if replacement != value and _replaced_by(node, replacement):
+            return
         if replacement != value and isinstance(expression.parent, (nodes.Tuple, nodes.List, nodes.Set)) \
                 and _listed(expression.parent, replacement):
             return  # the literal already lists the NPU's name too: a test, or texts to search for
