@@ -111,6 +111,18 @@ def handed_to_cuda_switch(node: nodes.NodeNG) -> bool:
         # `precision="16-mixed" if torch.cuda.is_available() else "32-true"`: a switch takes one of
         # two settings; `torch_cuda=torch.cuda.get_rng_state() if ... else None` (nanotron) is a value
         value, parent = parent, parent.parent
+    if isinstance(parent, nodes.Assign) and parent.value is value and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], nodes.AssignName) \
+            and isinstance(parent.scope(), (nodes.FunctionDef, nodes.Lambda)):
+        # `use_gpu = torch.cuda.is_available()` then `faiss.Kmeans(d, k, gpu=use_gpu)` (colbert's
+        # compute_faiss_kmeans): the flag, kept in a local name, is the library's switch
+        return any(_is_switch_value(use) for use in _uses(parent.targets[0]))
+    return _is_switch_value(value)
+
+
+def _is_switch_value(value: nodes.NodeNG) -> bool:
+    """Is `value` the value of a keyword that switches a library's callee to CUDA?"""
+    parent = value.parent
     if not (isinstance(parent, nodes.Keyword) and parent.value is value and parent.arg):
         return False
     if parent.arg not in tables().cuda_switches:
