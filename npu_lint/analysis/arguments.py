@@ -39,6 +39,7 @@ class NotValues:
     path_calls: frozenset[str]
     test_labels: dict[str, str]
     platforms: frozenset[str]
+    process_output_calls: frozenset[str] = frozenset()  # calls that answer another program's text
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,6 +76,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
             frozenset(map(str, other["path_calls"])),
             {str(k): str(v) for k, v in other["test_labels"].items()},
             frozenset(map(str, other["platforms"])),
+            frozenset(map(str, other.get("process_output_calls", ()))),
         )
         cuda_only = {str(callee): frozenset(map(str, keywords))
                      for callee, keywords in data.get("cuda_only_keywords", {}).items()}
