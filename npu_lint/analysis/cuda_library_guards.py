@@ -169,6 +169,9 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
         return f"the code that `{test.scope().name}` allows"
     if _returned_test_guards(test):
         return f"the CUDA kernel that `{test.scope().name}` allows"
+    named = _answer_of_function_named_for_library(test, node)
+    if named is not None:
+        return named
     if _check_before_kernels(test):
         return f"the CUDA kernels that `{test.scope().name}` admits inputs to"
     base = library_base(test)
@@ -254,6 +257,25 @@ def _returned_test_guards(test: nodes.NodeNG) -> bool:
         if name == function.name and _guarded(call) is not None:
             return True
     return False
+
+
+def _answer_of_function_named_for_library(test: nodes.NodeNG, node: nodes.NodeNG) -> str | None:
+    """`def _zp_wants_triton(device_type): ... return backend == "auto" and device_type == "cuda"`
+    (auto-round's NeUQI sweeps, whose Triton kernels come from another package): the test is the
+    answer of a function named for a CUDA-only library, as the flag a library's name holds is
+    (`use_triton = x.is_cuda`). On the NPU it must keep saying no. Only for the device question
+    itself (a device string, `.is_cuda`): `"A100" in torch.cuda.get_device_name()` in espnet's
+    `is_flash_attn_supported` says no on the NPU once it runs, and it runs only as torch.npu's."""
+    statement = test.parent
+    if not (isinstance(statement, nodes.Return) and statement.value is test and _asks(test)):
+        return None
+    if not (isinstance(node, (nodes.Const, nodes.JoinedStr))
+            or (isinstance(node, nodes.Attribute) and node.attrname == "is_cuda")):
+        return None
+    function = statement.scope()
+    if isinstance(function, nodes.FunctionDef) and spells_library(function.name):
+        return f"the code that `{function.name}` allows"
+    return None
 
 
 def _check_before_kernels(test: nodes.NodeNG) -> bool:
