@@ -662,6 +662,10 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             flagged = _flag_of_library_import(node)
             if flagged:
                 return f"`{flagged}`"
+        if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name):
+            probed = _library_probed_by(node.func)
+            if probed:
+                return f"`{probed}`"
         if isinstance(node, nodes.Attribute) and spells_library(node.attrname):
             return f"`{node.attrname}`"
         if isinstance(node, nodes.Attribute) and _held_by_instance(node):
@@ -702,6 +706,22 @@ def _walk(tree: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
 
 def _library(qname: str) -> bool:
     return table().guarded_library_of(qname) is not None
+
+
+def _library_probed_by(callee: nodes.Name) -> str | None:
+    """`def is_cute_dsl_available(): return find_spec("cutlass") is not None` (auto-round's CuTe
+    kernels, beside `not is_cute_dsl_available() or not activation.is_cuda`): a function of a few
+    lines that asks whether a CUDA-only library is installed. The library it names, or None."""
+    for function in bindings(callee):
+        if not isinstance(function, nodes.FunctionDef) or len(function.body) > 3:
+            continue
+        for call in function.nodes_of_class(nodes.Call):
+            func = call.func
+            name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
+            if name == "find_spec" and call.args and isinstance(call.args[0], nodes.Const) \
+                    and isinstance(call.args[0].value, str) and _library(call.args[0].value):
+                return call.args[0].value
+    return None
 
 
 def _flag_of_library_import(name: nodes.Name) -> str | None:
