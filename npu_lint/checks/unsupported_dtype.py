@@ -303,13 +303,18 @@ def _returned_by_dtype_translation(node: nodes.NodeNG) -> bool:
 def _argument_of_torch_npu_call(node: nodes.NodeNG) -> bool:
     """`torch_npu.npu_quantize(x, scale, offset, torch.qint8, -1, False)`,
     `torch_npu.npu_dynamic_quant(x, dst_type=torch.quint4x2)` (vllm-ascend's quantization
-    methods): torch_npu's own operators take these dtypes as what to quantize to."""
+    methods): torch_npu's own operators take these dtypes as what to quantize to; torch.ao's
+    quantization flow takes them for its CPU engines."""
     parent = node.parent
     if isinstance(parent, nodes.Keyword):
         parent = parent.parent
     if not isinstance(parent, nodes.Call) or parent.func is node:
         return False
-    return (qualified_name(parent.func) or "").startswith("torch_npu.")
+    callee = qualified_name(parent.func) or ""
+    # `torch.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)` (simpletransformers'
+    # models): torch.ao's quantization flow makes a model for its CPU engines (fbgemm, qnnpack) on
+    # every platform, so the dtype it is given asks nothing of the NPU.
+    return callee.startswith(("torch_npu.", "torch.quantization.", "torch.ao.quantization."))
 
 
 # torch's dtype names, as a table lists them (`torch.float16`, `torch.uint64`, `torch.quint8`)
