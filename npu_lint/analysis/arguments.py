@@ -40,6 +40,7 @@ class NotValues:
     test_labels: dict[str, str]
     platforms: frozenset[str]
     test_parameter_names: dict[str, str] = dataclasses.field(default_factory=dict)
+    process_output_calls: frozenset[str] = frozenset()  # calls that answer another program's text
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,6 +78,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
             {str(k): str(v) for k, v in other["test_labels"].items()},
             frozenset(map(str, other["platforms"])),
             {str(k): str(v) for k, v in other.get("test_parameter_names", {}).items()},
+            frozenset(map(str, other.get("process_output_calls", ()))),
         )
         cuda_only = {str(callee): frozenset(map(str, keywords))
                      for callee, keywords in data.get("cuda_only_keywords", {}).items()}

@@ -111,6 +111,18 @@ def handed_to_cuda_switch(node: nodes.NodeNG) -> bool:
         # `precision="16-mixed" if torch.cuda.is_available() else "32-true"`: a switch takes one of
         # two settings; `torch_cuda=torch.cuda.get_rng_state() if ... else None` (nanotron) is a value
         value, parent = parent, parent.parent
+    if isinstance(parent, nodes.Assign) and parent.value is value and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], nodes.AssignName) \
+            and isinstance(parent.scope(), (nodes.FunctionDef, nodes.Lambda)):
+        # `use_gpu = torch.cuda.is_available()` then `faiss.Kmeans(d, k, gpu=use_gpu)` (colbert's
+        # compute_faiss_kmeans): the flag, kept in a local name, is the library's switch
+        return any(_is_switch_value(use) for use in _uses(parent.targets[0]))
+    return _is_switch_value(value)
+
+
+def _is_switch_value(value: nodes.NodeNG) -> bool:
+    """Is `value` the value of a keyword that switches a library's callee to CUDA?"""
+    parent = value.parent
     if not (isinstance(parent, nodes.Keyword) and parent.value is value and parent.arg):
         return False
     if parent.arg not in tables().cuda_switches:
@@ -157,6 +169,9 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
         return f"the code that `{test.scope().name}` allows"
     if _returned_test_guards(test):
         return f"the CUDA kernel that `{test.scope().name}` allows"
+    named = _answer_of_function_named_for_library(test, node)
+    if named is not None:
+        return named
     if _check_before_kernels(test):
         return f"the CUDA kernels that `{test.scope().name}` admits inputs to"
     base = library_base(test)
@@ -242,6 +257,25 @@ def _returned_test_guards(test: nodes.NodeNG) -> bool:
         if name == function.name and _guarded(call) is not None:
             return True
     return False
+
+
+def _answer_of_function_named_for_library(test: nodes.NodeNG, node: nodes.NodeNG) -> str | None:
+    """`def _zp_wants_triton(device_type): ... return backend == "auto" and device_type == "cuda"`
+    (auto-round's NeUQI sweeps, whose Triton kernels come from another package): the test is the
+    answer of a function named for a CUDA-only library, as the flag a library's name holds is
+    (`use_triton = x.is_cuda`). On the NPU it must keep saying no. Only for the device question
+    itself (a device string, `.is_cuda`): `"A100" in torch.cuda.get_device_name()` in espnet's
+    `is_flash_attn_supported` says no on the NPU once it runs, and it runs only as torch.npu's."""
+    statement = test.parent
+    if not (isinstance(statement, nodes.Return) and statement.value is test and _asks(test)):
+        return None
+    if not (isinstance(node, (nodes.Const, nodes.JoinedStr))
+            or (isinstance(node, nodes.Attribute) and node.attrname == "is_cuda")):
+        return None
+    function = statement.scope()
+    if isinstance(function, nodes.FunctionDef) and spells_library(function.name):
+        return f"the code that `{function.name}` allows"
+    return None
 
 
 def _check_before_kernels(test: nodes.NodeNG) -> bool:
@@ -628,6 +662,10 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             flagged = _flag_of_library_import(node)
             if flagged:
                 return f"`{flagged}`"
+        if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name):
+            probed = _library_probed_by(node.func)
+            if probed:
+                return f"`{probed}`"
         if isinstance(node, nodes.Attribute) and spells_library(node.attrname):
             return f"`{node.attrname}`"
         if isinstance(node, nodes.Attribute) and _held_by_instance(node):
@@ -668,6 +706,22 @@ def _walk(tree: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
 
 def _library(qname: str) -> bool:
     return table().guarded_library_of(qname) is not None
+
+
+def _library_probed_by(callee: nodes.Name) -> str | None:
+    """`def is_cute_dsl_available(): return find_spec("cutlass") is not None` (auto-round's CuTe
+    kernels, beside `not is_cute_dsl_available() or not activation.is_cuda`): a function of a few
+    lines that asks whether a CUDA-only library is installed. The library it names, or None."""
+    for function in bindings(callee):
+        if not isinstance(function, nodes.FunctionDef) or len(function.body) > 3:
+            continue
+        for call in function.nodes_of_class(nodes.Call):
+            func = call.func
+            name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
+            if name == "find_spec" and call.args and isinstance(call.args[0], nodes.Const) \
+                    and isinstance(call.args[0].value, str) and _library(call.args[0].value):
+                return call.args[0].value
+    return None
 
 
 def _flag_of_library_import(name: nodes.Name) -> str | None:

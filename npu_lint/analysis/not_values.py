@@ -42,6 +42,10 @@
     def bias_act(x, impl="cuda"):       a choice of implementation, not of device, where each
         assert impl in ["ref", "cuda"]  test that picks the CUDA one also tests the tensor's
                                         device (StyleGAN's ops: analysis/implementation_choice.py)
+    output = subprocess.check_output(["readelf", "-d", lib])
+    if "cuda" in str(output)           a search in the text another program printed (horovod's
+                                        build utils ask whether MXNet was built with CUDA): it
+                                        says how something was built, and has no "npu" in it
     for node in graph.findAllNodes("prim::Constant"):
         if str(node["value"]).startswith("cuda")
                                         a device recorded in a TorchScript archive traced on
@@ -65,7 +69,7 @@ from npu_lint.analysis.arguments import tables
 from npu_lint.analysis.cuda_library_guards import guards_cuda_library, library_base, registers_cuda_kernel
 from npu_lint.analysis.environment import is_environment, mapping_of_key
 from npu_lint.analysis.implementation_choice import picks_implementation
-from npu_lint.analysis.names import last_name, qualified_name
+from npu_lint.analysis.names import bindings, last_name, qualified_name
 
 _LITERAL_TYPES = frozenset({"typing.Literal", "typing_extensions.Literal"})
 _ATTRIBUTE_DUNDERS = frozenset({"__getattr__", "__getattribute__", "__setattr__", "__delattr__"})
@@ -79,7 +83,7 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
     library guard', "device of a CUDA kernel's registration", "device of a CUDA-only library's
     class", 'test label', 'test parameter name', 'build for a platform', 'CUDA kernel workaround',
     'text of a test case', 'implementation choice', 'device recorded in a TorchScript graph', 'word
-    of another vocabulary'), or None when it is one."""
+    of another vocabulary', 'text of a program's output'), or None when it is one."""
     if _in_literal_type(node):
         return "type"
     if _enum_member_value(node):
@@ -118,6 +122,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "device recorded in a TorchScript graph"
     if _word_of_other_vocabulary(node):
         return "word of another vocabulary"
+    if _searched_in_process_output(node):
+        return "text of a program's output"
     return None
 
 
@@ -142,6 +148,47 @@ def _word_of_other_vocabulary(node: nodes.NodeNG) -> bool:
     if len(words) != len(collection.elts):
         return False
     return sum(1 for word in words if _DEVICE_VOCABULARY.match(word)) == 1
+
+
+_TEXT_METHODS = frozenset({"decode", "lower", "upper", "strip", "read", "communicate"})
+_TEXT_FIELDS = frozenset({"stdout", "stderr", "output"})
+
+
+def _searched_in_process_output(node: nodes.NodeNG) -> bool:
+    """`"cuda" in str(output)` where `output = subprocess.check_output(["readelf", "-d", lib])`
+    (horovod's cmake/build_utils.py): the test searches another program's text for a word. Only
+    the word itself: "CUDA out of memory" searched in the output of the project's own training
+    script (lightning-thunder's benchmark tests) is what that script prints on the NPU as "NPU out
+    of memory" once ported (NPU108)."""
+    compare = node.parent
+    if not (isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_KEY.match(node.value)
+            and isinstance(compare, nodes.Compare) and compare.left is node and len(compare.ops) == 1
+            and compare.ops[0][0] in ("in", "not in")):
+        return False
+    return _process_output(compare.ops[0][1], 2)
+
+
+def _process_output(expr: nodes.NodeNG, depth: int) -> bool:
+    while True:  # str(x), x.decode().lower(), proc.stdout, p.communicate()[0]
+        if isinstance(expr, nodes.Call) and isinstance(expr.func, nodes.Name) and expr.func.name == "str" \
+                and len(expr.args) == 1:
+            expr = expr.args[0]
+        elif isinstance(expr, nodes.Call) and isinstance(expr.func, nodes.Attribute) \
+                and expr.func.attrname in _TEXT_METHODS:
+            expr = expr.func.expr
+        elif isinstance(expr, nodes.Attribute) and expr.attrname in _TEXT_FIELDS:
+            expr = expr.expr
+        elif isinstance(expr, nodes.Subscript):
+            expr = expr.value
+        else:
+            break
+    if isinstance(expr, nodes.Call):
+        return qualified_name(expr.func) in tables().not_values.process_output_calls
+    if isinstance(expr, nodes.Name) and depth:
+        values = [binding.parent.value for binding in bindings(expr)
+                  if isinstance(binding, nodes.AssignName) and isinstance(binding.parent, nodes.Assign)]
+        return bool(values) and all(_process_output(value, depth - 1) for value in values)
+    return False
 
 
 def _device_of_traced_constant(node: nodes.NodeNG) -> bool:

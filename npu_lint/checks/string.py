@@ -190,8 +190,10 @@ class StringCheck(Check):
             return
         if self.inside is None and role is not None:
             return  # `outside_argument` rules and plain patterns: another role's rule speaks
-        if self.torch_devices and other_framework_code(node):
-            return  # `jax.devices("cuda")` in a module without torch: JAX's platform name
+        if (self.torch_devices or self.safe_in == "environment") and other_framework_code(node):
+            # `jax.devices("cuda")` in a module without torch: JAX's platform name; horovod's
+            # spark/keras/remote.py sets `CUDA_VISIBLE_DEVICES` to hide GPUs from TensorFlow
+            return
         if given_to_cuda_only_call(expression):
             return  # the library's call is the port (NPU403), its arguments with it
         if self.settings.strategy != "auto" and picked_by_cuda_query(expression) and argument_of_library_call(expression):

@@ -304,13 +304,18 @@ def _argument_of_torch_npu_call(node: nodes.NodeNG) -> bool:
     """`torch_npu.npu_quantize(x, scale, offset, torch.qint8, -1, False)`,
     `torch_npu.npu_dynamic_quant(x, dst_type=torch.quint4x2)` (vllm-ascend's quantization
     methods), also through the operator registry (`torch.ops.npu.npu_quantize(...)`, SGLang's NPU
-    backend): torch_npu's own operators take these dtypes as what to quantize to."""
+    backend): torch_npu's own operators take these dtypes as what to quantize to; torch.ao's
+    quantization flow takes them for its CPU engines."""
     parent = node.parent
     if isinstance(parent, nodes.Keyword):
         parent = parent.parent
     if not isinstance(parent, nodes.Call) or parent.func is node:
         return False
-    return (qualified_name(parent.func) or "").startswith(("torch_npu.", "torch.ops.npu."))
+    callee = qualified_name(parent.func) or ""
+    # `torch.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)` (simpletransformers'
+    # models): torch.ao's quantization flow makes a model for its CPU engines (fbgemm, qnnpack) on
+    # every platform, so the dtype it is given asks nothing of the NPU.
+    return callee.startswith(("torch_npu.", "torch.ops.npu.", "torch.quantization.", "torch.ao.quantization."))
 
 
 # torch's dtype names, as a table lists them (`torch.float16`, `torch.uint64`, `torch.quint8`)
