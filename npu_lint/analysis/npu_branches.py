@@ -52,7 +52,11 @@ take is not reported. A path is off the NPU when
   text with `npu` for `cuda` (timm's data loader: `self.is_cuda = device.type == 'cuda' and
   torch.cuda.is_available()`, then `self.is_npu = device.type == 'npu' and
   torch.npu.is_available()`). A statement that acts, such as `torch.cuda.synchronize()`, runs
-  on the NPU beside its twin, so it is still reported.
+  on the NPU beside its twin, so it is still reported;
+- it stores a CUDA test in a flag that only tests off the NPU path read (ChatTTS' select_device:
+  `has_cuda = torch.cuda.is_available()`, then `if has_cuda or is_npu_available():` and
+  `provider = torch.cuda if has_cuda else torch.npu`): the flag is the project's CUDA-or-NPU
+  switch, false on the NPU as it should be; written as one test it would be left alone too.
 
 A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
 """
@@ -65,6 +69,7 @@ from typing import Iterable, Optional
 from astroid import nodes
 
 from npu_lint.analysis.environment import environment_use
+from npu_lint.analysis.flags import flag_reads
 from npu_lint.analysis.names import identifier_words, is_chain_top, qualified_name
 
 POSITIVE, NEGATIVE, UNKNOWN = 1, -1, 0
@@ -94,8 +99,9 @@ def may_name_npu(text: str) -> bool:
     return _MAY_NAME_NPU.search(text) is not None
 
 
-def off_npu_path(node: nodes.NodeNG) -> bool:
-    """Is `node` evaluated only where an NPU machine does not go (see the module doc)?"""
+def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
+    """Is `node` evaluated only where an NPU machine does not go (see the module doc)? With the
+    module context `ctx`, a stored CUDA test is judged by the tests that read its flag too."""
     if _beside_npu(node):
         return True
     # Through function and class bodies too: a `def` in a branch the NPU skips is never defined
@@ -114,6 +120,11 @@ def off_npu_path(node: nodes.NodeNG) -> bool:
             return True
         if _mirrored_by_npu_part(parent, child):
             return True
+        if ctx is not None and isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and child is parent.value \
+                and _is_cuda_test(child):
+            reads = flag_reads(parent, ctx)
+            if reads and all(off_npu_path(read) for read in reads):
+                return True
         if isinstance(parent, nodes.If) and (child is parent.test or any(child is stmt for stmt in parent.body)) \
                 and _cuda_probe_beside_npu_probe(parent):
             return True
