@@ -285,14 +285,31 @@ def _cuda_probe_beside_npu_probe(statement: nodes.If) -> bool:
 def _device_tests_beside(statement: nodes.If) -> Iterable[nodes.If]:
     """The `if` statements (without `else`) next to `statement`, and past them while each tests
     for one device: `if device == "cuda": ...`, `if device == "xpu": ...`, `if device == "npu":
-    ...` (Liger-Kernel's infer_device_arch) is one test per device, the NPU's two steps away."""
-    for step in (nodes.If.previous_sibling, nodes.If.next_sibling):
-        other = step(statement)
-        while isinstance(other, nodes.If) and not other.orelse:
-            yield other
-            if not _tests_one_device(other.test):
+    ...` (Liger-Kernel's infer_device_arch) is one test per device, the NPU's two steps away; each
+    may sit in a `try:` of its own (mineru's get_device)."""
+    unit = _guarding_try(statement) or statement
+    for step in (lambda node: node.previous_sibling(), lambda node: node.next_sibling()):
+        other = step(unit)
+        while other is not None:
+            test = other.body[-1] if isinstance(other, nodes.Try) and other.body \
+                and _guarding_try(other.body[-1]) is other else other
+            if not isinstance(test, nodes.If) or test.orelse:
+                break
+            yield test
+            if not _tests_one_device(test.test):
                 break
             other = step(other)
+
+
+def _guarding_try(statement: Optional[nodes.NodeNG]) -> Optional[nodes.Try]:
+    """The `try:` whose body `statement` ends, when it only guards the probe (`try: import torch_npu;
+    if torch_npu.npu.is_available(): return "npu"` / `except Exception: pass`, mineru's get_device
+    probes each device so): the probes are then the tries' neighbours."""
+    parent = statement.parent if statement is not None else None
+    if isinstance(parent, nodes.Try) and parent.body and parent.body[-1] is statement and parent.handlers \
+            and not parent.orelse and not parent.finalbody and isinstance(statement, nodes.If):
+        return parent
+    return None
 
 
 def _tests_one_device(test: nodes.NodeNG) -> bool:
