@@ -24,6 +24,9 @@ take is not reported. A path is off the NPU when
 - it follows an NPU test that ends an `or` (or a "not NPU" test that ends an `and`);
 - it is listed beside the NPU: `device in ("cuda", "npu")`, `{"cuda": ..., "npu": ...}`, also
   across a `+` of lists and comprehensions (`["cuda"] + [f"npu:{i}" for i in ids]`);
+- it is one device's record in a table that holds the NPU's record: a list of calls to one
+  constructor, one per device (xinference's `DeviceSpec(name="cuda", ...)` beside
+  `DeviceSpec(name="npu", ...)`), or the value of the "cuda" key of a mapping with an "npu" key;
 - it is the default of `.get` on a mapping with the NPU's own entry
   (`{"npu": "hccl", "xpu": "xccl"}.get(device_type, "nccl")`, ultralytics' trainer);
 - it is the test or body of `if device == "cuda":` whose body leaves or rewrites `device`, in a
@@ -116,6 +119,8 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
             return True
         if isinstance(parent, nodes.Call) and _default_beside_npu_key(parent, child):
             return True
+        if _record_beside_npu_record(parent, child):
+            return True
         if _after_npu_exit(parent, child):
             return True
         if _mirrored_by_npu_part(parent, child):
@@ -149,6 +154,22 @@ def _beside_npu(node: nodes.NodeNG) -> bool:
     else:
         return False
     return any(names_npu(sibling) for sibling in siblings)
+
+
+def _record_beside_npu_record(parent: nodes.NodeNG, child: nodes.NodeNG) -> bool:
+    """`child` is one device's record in a table of them that holds the NPU's own: a list of
+    calls to one constructor (xinference's DEVICE_REGISTRY: `DeviceSpec(name="cuda",
+    device_count_fn=lambda: torch.cuda.device_count(), ...)` beside `DeviceSpec(name="npu", ...
+    torch.npu.device_count() ...)`), or the value of a "cuda" key in a mapping with an "npu" key."""
+    if isinstance(parent, _DISPLAYS) and isinstance(child, nodes.Call) and len(parent.elts) > 1:
+        callee = child.func.as_string()
+        return not names_npu(child) and any(
+            other is not child and isinstance(other, nodes.Call) and other.func.as_string() == callee
+            and names_npu(other) for other in parent.elts)
+    if isinstance(parent, nodes.Dict):
+        key = next((key for key, value in parent.items if value is child), None)
+        return key is not None and _is_cuda_string(key) and any(_is_npu_string(other) for other, _value in parent.items)
+    return False
 
 
 def _default_beside_npu_key(call: nodes.Call, child: nodes.NodeNG) -> bool:
