@@ -14,7 +14,8 @@ take is not reported. A path is off the NPU when
 
 - it is a branch (or a test) of an `if`/`elif`/`else` chain or conditional expression in which
   another branch is the NPU's: its test says "NPU" (`is_npu_available()`, `device.type == "npu"`,
-  `torch_npu is not None`, `hasattr(torch, "npu")`, a list of devices that holds the NPU
+  `torch_npu is not None`, `hasattr(torch, "npu")`, `device_type == "ascend"` (lmdeploy's name
+  of the NPU, read so where the tested value is a device), a list of devices that holds the NPU
   (`device_type in {"npu", "xpu"}`: true on the NPU), an environment switch such as
   `os.getenv("FORCE_NPU", "0") == "1"`, mmcv's setup.py), or its body names the NPU (`"npu"`,
   `torch.npu`, `torch_npu`) while its test does not say "not NPU";
@@ -90,7 +91,7 @@ _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 
 # Every way a module can say "NPU" that the rules below read (an identifier word `npu`, an "npu"
 # device string or variable name in any case) matches this; "input" does not.
-_MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b")
+_MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b|[\"'](?i:ascend)[\"']")
 # torch's build versions that are None on the build torch_npu runs on.
 _CUDA_BUILD_VERSIONS = frozenset({"torch.version.cuda", "torch.version.hip"})
 
@@ -153,6 +154,8 @@ def _beside_npu(node: nodes.NodeNG) -> bool:
                     for part in (key, value)]
     else:
         return False
+    if _is_cuda_string(node) and any(_is_ascend_string(sibling) for sibling in siblings):
+        return True  # `device_type not in ["cuda", "ascend", "maca", "camb"]` (mineru's lmdeploy server)
     return any(names_npu(sibling) for sibling in siblings)
 
 
@@ -559,7 +562,9 @@ def _compare_polarity(test: nodes.Compare) -> int:
         return {"==": positive, "is": positive, "!=": negative, "is not": negative}.get(op, UNKNOWN)
     if op in ("in", "not in") and _names_npu_variable(left) and environment_use(left):
         return POSITIVE if op == "in" else NEGATIVE  # `"FORCE_NPU" in os.environ`
-    if _is_npu_string(left) or _is_npu_string(right) or _holds_npu_string(right):
+    ascend = _about_devices(left)  # `device_type == "ascend"`: lmdeploy's and dlinfer's name of the NPU
+    if _is_npu_string(left) or _is_npu_string(right) or _holds_npu_string(right, ascend) \
+            or (ascend and _is_ascend_string(right)):
         return {"==": POSITIVE, "is": POSITIVE, "in": POSITIVE,
                 "!=": NEGATIVE, "is not": NEGATIVE, "not in": NEGATIVE}.get(op, UNKNOWN)
     if isinstance(right, nodes.Const) and right.value is None and _is_cuda_build_version(left):
@@ -615,12 +620,22 @@ def _is_npu_string(node: nodes.NodeNG) -> bool:
     return False
 
 
-def _holds_npu_string(node: nodes.NodeNG) -> bool:
+def _is_ascend_string(node: nodes.NodeNG) -> bool:
+    """"ascend": the NPU's device name where a library calls it so (lmdeploy's `device_type`,
+    dlinfer); read as the NPU only in a device test or beside a CUDA device, since the word also
+    names a sort order."""
+    return isinstance(node, nodes.Const) and isinstance(node.value, str) and node.value.lower() == "ascend"
+
+
+def _holds_npu_string(node: nodes.NodeNG, ascend: bool = False) -> bool:
     """`x in ("npu",)`, and `x in {"npu", "xpu"}` too: a list of device names that holds the NPU
     is true on the NPU, so the other branches of its chain are not taken there (ultralytics'
     `device_type if device_type in {"npu", "xpu"} else "cuda"`). Its own branch runs on the NPU
-    and the other devices alike, and CUDA names in it are still reported."""
-    return isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)) and any(_is_npu_string(elt) for elt in node.elts) \
+    and the other devices alike, and CUDA names in it are still reported. `ascend`: the tested
+    value is a device, and "ascend" names the NPU too (mineru's `device_type.lower() in
+    ["ascend", "maca", "camb"]`)."""
+    return isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)) \
+        and any(_is_npu_string(elt) or (ascend and _is_ascend_string(elt)) for elt in node.elts) \
         and all(isinstance(elt, nodes.Const) and isinstance(elt.value, str) and _DEVICE_NAME.fullmatch(elt.value)
                 for elt in node.elts)
 
