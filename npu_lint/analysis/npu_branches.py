@@ -120,7 +120,9 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
             return True
         if isinstance(parent, nodes.Call) and _default_beside_npu_key(parent, child):
             return True
-        if _record_beside_npu_record(parent, child):
+        if (ctx is None or ctx.settings.strategy != "auto") and _record_beside_npu_record(parent, child):
+            # not under transfer_to_npu: torch.cuda.is_available() is true on the NPU there, and a
+            # registry that probes CUDA's record first picks it (xinference's env_name)
             return True
         if _after_npu_exit(parent, child):
             return True
