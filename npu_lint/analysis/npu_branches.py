@@ -279,6 +279,9 @@ def _is_npu_branch(test: Optional[nodes.NodeNG], body: list[nodes.NodeNG], about
     polarity = _polarity(test) if test is not None else UNKNOWN
     if polarity != UNKNOWN:
         return polarity == POSITIVE
+    if len(body) == 1 and isinstance(body[0], nodes.Try) and body[0].body \
+            and _guarding_try(body[0].body[-1]) is body[0] and _polarity(body[0].body[-1].test) == POSITIVE:
+        return True  # `else: try: if torch_npu.npu.is_available(): return "npu"` (mineru's config_reader)
     # A test that does not say "NPU" picks the NPU only when the chain tests the device
     # (`torch.cuda.is_available()`, `device == "cuda"`) and the branch is short and about it
     # (`else: device = "npu"`). `if args.profile: ... else: x.npu()` is about something else,
