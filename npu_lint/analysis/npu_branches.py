@@ -29,7 +29,9 @@ take is not reported. A path is off the NPU when
   constructor, one per device (xinference's `DeviceSpec(name="cuda", ...)` beside
   `DeviceSpec(name="npu", ...)`), or the value of the "cuda" key of a mapping with an "npu" key;
 - it is the default of `.get` on a mapping with the NPU's own entry
-  (`{"npu": "hccl", "xpu": "xccl"}.get(device_type, "nccl")`, ultralytics' trainer);
+  (`{"npu": "hccl", "xpu": "xccl"}.get(device_type, "nccl")`, ultralytics' trainer; also a
+  mapping bound once by name, mineru's `_VISIBLE_DEVICE_ENV_NAMES.get(device_type,
+  "CUDA_VISIBLE_DEVICES")`);
 - it is the test or body of `if device == "cuda":` whose body leaves or rewrites `device`, in a
   function that also tests `device` for the NPU (`device in {"npu", "xpu"}`,
   `device.startswith("npu")`): "npu" there would take the NPU out of its own test;
@@ -74,7 +76,7 @@ from astroid import nodes
 
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.flags import flag_reads
-from npu_lint.analysis.names import identifier_words, is_chain_top, qualified_name
+from npu_lint.analysis.names import bindings, identifier_words, is_chain_top, qualified_name
 
 POSITIVE, NEGATIVE, UNKNOWN = 1, -1, 0
 _NPU_STRING = re.compile(r"npu(?::\d*)?", re.IGNORECASE)
@@ -182,11 +184,26 @@ def _default_beside_npu_key(call: nodes.Call, child: nodes.NodeNG) -> bool:
     `{"npu": "hccl", "xpu": "xccl"}.get(device_type, "nccl")` (ultralytics' trainer) takes
     `"nccl"` only for devices other than the NPU."""
     func = call.func
-    if not (isinstance(func, nodes.Attribute) and func.attrname == "get" and isinstance(func.expr, nodes.Dict)):
+    if not (isinstance(func, nodes.Attribute) and func.attrname == "get") or len(call.args) < 2 \
+            or child is not call.args[1]:
         return False
-    if len(call.args) < 2 or child is not call.args[1]:
-        return False
-    return any(_is_npu_string(key) for key, _value in func.expr.items)
+    mapping = func.expr if isinstance(func.expr, nodes.Dict) else _named_dict(func.expr)
+    return mapping is not None and any(_is_npu_string(key) for key, _value in mapping.items)
+
+
+def _named_dict(node: nodes.NodeNG) -> Optional[nodes.Dict]:
+    """The literal of a mapping bound once by name (mineru's `_VISIBLE_DEVICE_ENV_NAMES = {"npu":
+    "ASCEND_RT_VISIBLE_DEVICES", "xpu": "ZE_AFFINITY_MASK"}` read by
+    `_VISIBLE_DEVICE_ENV_NAMES.get(device_type, "CUDA_VISIBLE_DEVICES")`)."""
+    if not isinstance(node, nodes.Name):
+        return None
+    bound = bindings(node)
+    if len(bound) != 1 or not isinstance(bound[0], nodes.AssignName):
+        return None
+    statement = bound[0].parent
+    if isinstance(statement, (nodes.Assign, nodes.AnnAssign)) and isinstance(statement.value, nodes.Dict):
+        return statement.value
+    return None
 
 
 def _joined_parts(collection: nodes.NodeNG) -> list[nodes.NodeNG]:
