@@ -120,7 +120,8 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
                 return verdict
         if isinstance(parent, nodes.BoolOp) and _short_circuited_on_npu(parent, child):
             return True
-        if isinstance(parent, nodes.Call) and _default_beside_npu_key(parent, child):
+        if isinstance(parent, nodes.Call) and _default_beside_npu_key(
+                parent, child, named=ctx is None or ctx.settings.strategy != "auto"):
             return True
         if (ctx is None or ctx.settings.strategy != "auto") and _record_beside_npu_record(parent, child):
             # not under transfer_to_npu: torch.cuda.is_available() is true on the NPU there, and a
@@ -179,7 +180,7 @@ def _record_beside_npu_record(parent: nodes.NodeNG, child: nodes.NodeNG) -> bool
     return False
 
 
-def _default_beside_npu_key(call: nodes.Call, child: nodes.NodeNG) -> bool:
+def _default_beside_npu_key(call: nodes.Call, child: nodes.NodeNG, named: bool = True) -> bool:
     """The default of `.get` on a mapping that has the NPU's own entry:
     `{"npu": "hccl", "xpu": "xccl"}.get(device_type, "nccl")` (ultralytics' trainer) takes
     `"nccl"` only for devices other than the NPU."""
@@ -187,7 +188,9 @@ def _default_beside_npu_key(call: nodes.Call, child: nodes.NodeNG) -> bool:
     if not (isinstance(func, nodes.Attribute) and func.attrname == "get") or len(call.args) < 2 \
             or child is not call.args[1]:
         return False
-    mapping = func.expr if isinstance(func.expr, nodes.Dict) else _named_dict(func.expr)
+    # `named`: off the transfer_to_npu route, where a device probed CUDA-first is "cuda" on the
+    # NPU (mineru's get_device) and the default serves it
+    mapping = func.expr if isinstance(func.expr, nodes.Dict) else _named_dict(func.expr) if named else None
     return mapping is not None and any(_is_npu_string(key) for key, _value in mapping.items)
 
 
