@@ -160,6 +160,7 @@ def test_the_text_precheck_finds_every_way_the_rules_name_the_npu():
     check()
     assert not may_name_npu("def forward(self, input):\n    return self.inputs(input)\n")
     assert may_name_npu("if is_torch_npu_available():") and may_name_npu("class NPUAccelerator:")
+    assert may_name_npu('if device_type in ["cuda", "ascend"]:') and may_name_npu("device == 'Ascend'")
 
 
 # `torch.version.cuda` and `torch.version.hip` are None on the CPU build of torch that torch_npu

@@ -166,7 +166,7 @@ class ModuleContext:
         never applied, since it would break the CUDA path."""
         if self._may_name_npu is None:
             self._may_name_npu = may_name_npu(self.text)
-        if node is not self.module and self._may_name_npu and off_npu_path(node):
+        if node is not self.module and self._may_name_npu and off_npu_path(node, self):
             return  # a branch an NPU machine never takes: the project handles the NPU already
         if node is not self.module and self.settings.strategy != "auto" and (
                 in_class_with_npu_sibling(node) or in_function_with_npu_twin(node)):

@@ -11,10 +11,14 @@ the same scope (a module-level flag: in any function that does not bind the name
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from astroid import nodes
 
-from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import is_method_self
+
+if TYPE_CHECKING:  # the module context asks npu_branches, which reads flags
+    from npu_lint.analysis.context import ModuleContext
 
 
 def flag_reads(assign: nodes.Assign | nodes.AnnAssign, ctx: ModuleContext) -> list[nodes.NodeNG]:

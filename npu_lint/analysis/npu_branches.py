@@ -14,7 +14,8 @@ take is not reported. A path is off the NPU when
 
 - it is a branch (or a test) of an `if`/`elif`/`else` chain or conditional expression in which
   another branch is the NPU's: its test says "NPU" (`is_npu_available()`, `device.type == "npu"`,
-  `torch_npu is not None`, `hasattr(torch, "npu")`, a list of devices that holds the NPU
+  `torch_npu is not None`, `hasattr(torch, "npu")`, `device_type == "ascend"` (lmdeploy's name
+  of the NPU, read so where the tested value is a device), a list of devices that holds the NPU
   (`device_type in {"npu", "xpu"}`: true on the NPU), an environment switch such as
   `os.getenv("FORCE_NPU", "0") == "1"`, mmcv's setup.py), or its body names the NPU (`"npu"`,
   `torch.npu`, `torch_npu`) while its test does not say "not NPU";
@@ -24,8 +25,13 @@ take is not reported. A path is off the NPU when
 - it follows an NPU test that ends an `or` (or a "not NPU" test that ends an `and`);
 - it is listed beside the NPU: `device in ("cuda", "npu")`, `{"cuda": ..., "npu": ...}`, also
   across a `+` of lists and comprehensions (`["cuda"] + [f"npu:{i}" for i in ids]`);
+- it is one device's record in a table that holds the NPU's record: a list of calls to one
+  constructor, one per device (xinference's `DeviceSpec(name="cuda", ...)` beside
+  `DeviceSpec(name="npu", ...)`), or the value of the "cuda" key of a mapping with an "npu" key;
 - it is the default of `.get` on a mapping with the NPU's own entry
-  (`{"npu": "hccl", "xpu": "xccl"}.get(device_type, "nccl")`, ultralytics' trainer);
+  (`{"npu": "hccl", "xpu": "xccl"}.get(device_type, "nccl")`, ultralytics' trainer; also a
+  mapping bound once by name, mineru's `_VISIBLE_DEVICE_ENV_NAMES.get(device_type,
+  "CUDA_VISIBLE_DEVICES")`);
 - it is the test or body of `if device == "cuda":` whose body leaves or rewrites `device`, in a
   function that also tests `device` for the NPU (`device in {"npu", "xpu"}`,
   `device.startswith("npu")`): "npu" there would take the NPU out of its own test;
@@ -55,6 +61,10 @@ take is not reported. A path is off the NPU when
   `is_cuda_available = torch.cuda.is_available()` beside `is_npu_available = ...`). A statement
   that acts, such as `torch.cuda.synchronize()`, runs on the NPU beside its twin, so it is still
   reported;
+- it stores a CUDA test in a flag that only tests off the NPU path read (ChatTTS' select_device:
+  `has_cuda = torch.cuda.is_available()`, then `if has_cuda or is_npu_available():` and
+  `provider = torch.cuda if has_cuda else torch.npu`): the flag is the project's CUDA-or-NPU
+  switch, false on the NPU as it should be; written as one test it would be left alone too;
 - it is the fallback for a device without a namespace: `except AttributeError: return torch.cuda`
   after `try: return getattr(torch, device_name)` (torchtune); on an Ascend host `torch.npu` is
   there.
@@ -70,7 +80,8 @@ from typing import Iterable, Optional
 from astroid import nodes
 
 from npu_lint.analysis.environment import environment_use
-from npu_lint.analysis.names import identifier_words, is_chain_top, qualified_name
+from npu_lint.analysis.flags import flag_reads
+from npu_lint.analysis.names import bindings, identifier_words, is_chain_top, qualified_name
 
 POSITIVE, NEGATIVE, UNKNOWN = 1, -1, 0
 _NPU_STRING = re.compile(r"npu(?::\d*)?", re.IGNORECASE)
@@ -86,9 +97,10 @@ _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 
 
 # Every way a module can say "NPU" that the rules below read (an identifier word `npu`, an "npu"
-# device string or variable name in any case) matches this, and a device's namespace looked up by
-# name (`getattr(torch, device)`); "input" does not.
-_MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b|getattr\(torch,")
+# device string or variable name in any case, a quoted "ascend") matches this, and a device's
+# namespace looked up by name (`getattr(torch, device)`); "input" does not.
+_MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b|[\"'](?i:ascend)[\"']"
+                           r"|getattr\(torch,")
 # torch's build versions that are None on the build torch_npu runs on.
 _CUDA_BUILD_VERSIONS = frozenset({"torch.version.cuda", "torch.version.hip"})
 
@@ -100,8 +112,9 @@ def may_name_npu(text: str) -> bool:
     return _MAY_NAME_NPU.search(text) is not None
 
 
-def off_npu_path(node: nodes.NodeNG) -> bool:
-    """Is `node` evaluated only where an NPU machine does not go (see the module doc)?"""
+def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
+    """Is `node` evaluated only where an NPU machine does not go (see the module doc)? With the
+    module context `ctx`, a stored CUDA test is judged by the tests that read its flag too."""
     if _beside_npu(node):
         return True
     # Through function and class bodies too: a `def` in a branch the NPU skips is never defined
@@ -114,7 +127,12 @@ def off_npu_path(node: nodes.NodeNG) -> bool:
                 return verdict
         if isinstance(parent, nodes.BoolOp) and _short_circuited_on_npu(parent, child):
             return True
-        if isinstance(parent, nodes.Call) and _default_beside_npu_key(parent, child):
+        if isinstance(parent, nodes.Call) and _default_beside_npu_key(
+                parent, child, named=ctx is None or ctx.settings.strategy != "auto"):
+            return True
+        if (ctx is None or ctx.settings.strategy != "auto") and _record_beside_npu_record(parent, child):
+            # not under transfer_to_npu: torch.cuda.is_available() is true on the NPU there, and a
+            # registry that probes CUDA's record first picks it (xinference's env_name)
             return True
         if _after_npu_exit(parent, child):
             return True
@@ -122,6 +140,11 @@ def off_npu_path(node: nodes.NodeNG) -> bool:
             return True
         if isinstance(parent, nodes.ExceptHandler) and _fallback_for_missing_namespace(parent):
             return True
+        if ctx is not None and isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and child is parent.value \
+                and _is_cuda_test(child):
+            reads = flag_reads(parent, ctx)
+            if reads and all(off_npu_path(read) for read in reads):
+                return True
         if isinstance(parent, nodes.If) and (child is parent.test or any(child is stmt for stmt in parent.body)) \
                 and _cuda_probe_beside_npu_probe(parent):
             return True
@@ -162,19 +185,54 @@ def _beside_npu(node: nodes.NodeNG) -> bool:
                     for part in (key, value)]
     else:
         return False
+    if _is_cuda_string(node) and any(_is_ascend_string(sibling) for sibling in siblings):
+        return True  # `device_type not in ["cuda", "ascend", "maca", "camb"]` (mineru's lmdeploy server)
     return any(names_npu(sibling) for sibling in siblings)
 
 
-def _default_beside_npu_key(call: nodes.Call, child: nodes.NodeNG) -> bool:
+def _record_beside_npu_record(parent: nodes.NodeNG, child: nodes.NodeNG) -> bool:
+    """`child` is one device's record in a table of them that holds the NPU's own: a list of
+    calls to one constructor (xinference's DEVICE_REGISTRY: `DeviceSpec(name="cuda",
+    device_count_fn=lambda: torch.cuda.device_count(), ...)` beside `DeviceSpec(name="npu", ...
+    torch.npu.device_count() ...)`), or the value of a "cuda" key in a mapping with an "npu" key."""
+    if isinstance(parent, _DISPLAYS) and isinstance(child, nodes.Call) and len(parent.elts) > 1:
+        callee = child.func.as_string()
+        return not names_npu(child) and any(
+            other is not child and isinstance(other, nodes.Call) and other.func.as_string() == callee
+            and names_npu(other) for other in parent.elts)
+    if isinstance(parent, nodes.Dict):
+        key = next((key for key, value in parent.items if value is child), None)
+        return key is not None and _is_cuda_string(key) and any(_is_npu_string(other) for other, _value in parent.items)
+    return False
+
+
+def _default_beside_npu_key(call: nodes.Call, child: nodes.NodeNG, named: bool = True) -> bool:
     """The default of `.get` on a mapping that has the NPU's own entry:
     `{"npu": "hccl", "xpu": "xccl"}.get(device_type, "nccl")` (ultralytics' trainer) takes
     `"nccl"` only for devices other than the NPU."""
     func = call.func
-    if not (isinstance(func, nodes.Attribute) and func.attrname == "get" and isinstance(func.expr, nodes.Dict)):
+    if not (isinstance(func, nodes.Attribute) and func.attrname == "get") or len(call.args) < 2 \
+            or child is not call.args[1]:
         return False
-    if len(call.args) < 2 or child is not call.args[1]:
-        return False
-    return any(_is_npu_string(key) for key, _value in func.expr.items)
+    # `named`: off the transfer_to_npu route, where a device probed CUDA-first is "cuda" on the
+    # NPU (mineru's get_device) and the default serves it
+    mapping = func.expr if isinstance(func.expr, nodes.Dict) else _named_dict(func.expr) if named else None
+    return mapping is not None and any(_is_npu_string(key) for key, _value in mapping.items)
+
+
+def _named_dict(node: nodes.NodeNG) -> Optional[nodes.Dict]:
+    """The literal of a mapping bound once by name (mineru's `_VISIBLE_DEVICE_ENV_NAMES = {"npu":
+    "ASCEND_RT_VISIBLE_DEVICES", "xpu": "ZE_AFFINITY_MASK"}` read by
+    `_VISIBLE_DEVICE_ENV_NAMES.get(device_type, "CUDA_VISIBLE_DEVICES")`)."""
+    if not isinstance(node, nodes.Name):
+        return None
+    bound = bindings(node)
+    if len(bound) != 1 or not isinstance(bound[0], nodes.AssignName):
+        return None
+    statement = bound[0].parent
+    if isinstance(statement, (nodes.Assign, nodes.AnnAssign)) and isinstance(statement.value, nodes.Dict):
+        return statement.value
+    return None
 
 
 def _joined_parts(collection: nodes.NodeNG) -> list[nodes.NodeNG]:
@@ -267,6 +325,9 @@ def _is_npu_branch(test: Optional[nodes.NodeNG], body: list[nodes.NodeNG], about
     polarity = _polarity(test) if test is not None else UNKNOWN
     if polarity != UNKNOWN:
         return polarity == POSITIVE
+    if len(body) == 1 and isinstance(body[0], nodes.Try) and body[0].body \
+            and _guarding_try(body[0].body[-1]) is body[0] and _polarity(body[0].body[-1].test) == POSITIVE:
+        return True  # `else: try: if torch_npu.npu.is_available(): return "npu"` (mineru's config_reader)
     # A test that does not say "NPU" picks the NPU only when the chain tests the device
     # (`torch.cuda.is_available()`, `device == "cuda"`) and the branch is short and about it
     # (`else: device = "npu"`). `if args.profile: ... else: x.npu()` is about something else,
@@ -299,14 +360,31 @@ def _cuda_probe_beside_npu_probe(statement: nodes.If) -> bool:
 def _device_tests_beside(statement: nodes.If) -> Iterable[nodes.If]:
     """The `if` statements (without `else`) next to `statement`, and past them while each tests
     for one device: `if device == "cuda": ...`, `if device == "xpu": ...`, `if device == "npu":
-    ...` (Liger-Kernel's infer_device_arch) is one test per device, the NPU's two steps away."""
-    for step in (nodes.If.previous_sibling, nodes.If.next_sibling):
-        other = step(statement)
-        while isinstance(other, nodes.If) and not other.orelse:
-            yield other
-            if not _tests_one_device(other.test):
+    ...` (Liger-Kernel's infer_device_arch) is one test per device, the NPU's two steps away; each
+    may sit in a `try:` of its own (mineru's get_device)."""
+    unit = _guarding_try(statement) or statement
+    for step in (lambda node: node.previous_sibling(), lambda node: node.next_sibling()):
+        other = step(unit)
+        while other is not None:
+            test = other.body[-1] if isinstance(other, nodes.Try) and other.body \
+                and _guarding_try(other.body[-1]) is other else other
+            if not isinstance(test, nodes.If) or test.orelse:
+                break
+            yield test
+            if not _tests_one_device(test.test):
                 break
             other = step(other)
+
+
+def _guarding_try(statement: Optional[nodes.NodeNG]) -> Optional[nodes.Try]:
+    """The `try:` whose body `statement` ends, when it only guards the probe (`try: import torch_npu;
+    if torch_npu.npu.is_available(): return "npu"` / `except Exception: pass`, mineru's get_device
+    probes each device so): the probes are then the tries' neighbours."""
+    parent = statement.parent if statement is not None else None
+    if isinstance(parent, nodes.Try) and parent.body and parent.body[-1] is statement and parent.handlers \
+            and not parent.orelse and not parent.finalbody and isinstance(statement, nodes.If):
+        return parent
+    return None
 
 
 def _tests_one_device(test: nodes.NodeNG) -> bool:
@@ -560,7 +638,9 @@ def _compare_polarity(test: nodes.Compare) -> int:
         return {"==": positive, "is": positive, "!=": negative, "is not": negative}.get(op, UNKNOWN)
     if op in ("in", "not in") and _names_npu_variable(left) and environment_use(left):
         return POSITIVE if op == "in" else NEGATIVE  # `"FORCE_NPU" in os.environ`
-    if _is_npu_string(left) or _is_npu_string(right) or _holds_npu_string(right):
+    ascend = _about_devices(left)  # `device_type == "ascend"`: lmdeploy's and dlinfer's name of the NPU
+    if _is_npu_string(left) or _is_npu_string(right) or _holds_npu_string(right, ascend) \
+            or (ascend and _is_ascend_string(right)):
         return {"==": POSITIVE, "is": POSITIVE, "in": POSITIVE,
                 "!=": NEGATIVE, "is not": NEGATIVE, "not in": NEGATIVE}.get(op, UNKNOWN)
     if isinstance(right, nodes.Const) and right.value is None and _is_cuda_build_version(left):
@@ -616,12 +696,22 @@ def _is_npu_string(node: nodes.NodeNG) -> bool:
     return False
 
 
-def _holds_npu_string(node: nodes.NodeNG) -> bool:
+def _is_ascend_string(node: nodes.NodeNG) -> bool:
+    """"ascend": the NPU's device name where a library calls it so (lmdeploy's `device_type`,
+    dlinfer); read as the NPU only in a device test or beside a CUDA device, since the word also
+    names a sort order."""
+    return isinstance(node, nodes.Const) and isinstance(node.value, str) and node.value.lower() == "ascend"
+
+
+def _holds_npu_string(node: nodes.NodeNG, ascend: bool = False) -> bool:
     """`x in ("npu",)`, and `x in {"npu", "xpu"}` too: a list of device names that holds the NPU
     is true on the NPU, so the other branches of its chain are not taken there (ultralytics'
     `device_type if device_type in {"npu", "xpu"} else "cuda"`). Its own branch runs on the NPU
-    and the other devices alike, and CUDA names in it are still reported."""
-    return isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)) and any(_is_npu_string(elt) for elt in node.elts) \
+    and the other devices alike, and CUDA names in it are still reported. `ascend`: the tested
+    value is a device, and "ascend" names the NPU too (mineru's `device_type.lower() in
+    ["ascend", "maca", "camb"]`)."""
+    return isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)) \
+        and any(_is_npu_string(elt) or (ascend and _is_ascend_string(elt)) for elt in node.elts) \
         and all(isinstance(elt, nodes.Const) and isinstance(elt.value, str) and _DEVICE_NAME.fullmatch(elt.value)
                 for elt in node.elts)
 
