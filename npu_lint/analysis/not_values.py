@@ -55,6 +55,9 @@
     ["python", "cpp", "cuda", "lua"]    a list of words of another vocabulary (programming
                                         languages): no other device, backend or build beside it
 
+    @Registry.register("nccl")          the key a class is registered under, which configuration
+    class HCCLCheckpointEngine: ...     files name (verl's checkpoint engines)
+
 Rewriting any of these changes what the code means, never which device it uses. The tables
 (which calls take an attribute name, which names are methods, which calls answer the device's
 name) are data in data/arguments.yaml.
@@ -83,7 +86,7 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
     library guard', "device of a CUDA kernel's registration", "device of a CUDA-only library's
     class", 'test label', 'test parameter name', 'build for a platform', 'CUDA kernel workaround',
     'text of a test case', 'implementation choice', 'device recorded in a TorchScript graph', 'word
-    of another vocabulary', 'text of a program's output'), or None when it is one."""
+    of another vocabulary', 'text of a program's output', 'registry key'), or None when it is one."""
     if _in_literal_type(node):
         return "type"
     if _enum_member_value(node):
@@ -124,6 +127,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "word of another vocabulary"
     if _searched_in_process_output(node):
         return "text of a program's output"
+    if _registry_key(node):
+        return "registry key"
     return None
 
 
@@ -317,6 +322,23 @@ def _does_nothing(statement: nodes.NodeNG) -> bool:
         raised = statement.exc.func if isinstance(statement.exc, nodes.Call) else statement.exc
         return last_name(raised) == "NotImplementedError"
     return False
+
+
+def _registry_key(node: nodes.NodeNG) -> bool:
+    """`@CheckpointEngineRegistry.register("nccl")`, `@EngineRegistry.register(..., device=["cuda"])`
+    (verl's checkpoint engines and training engines): the key a class is registered under, which
+    configuration files name (`backend: nccl`) and the fix does not reach; renamed, the lookup
+    finds nothing. The port registers the NPU's class under its own key. torch's registrations
+    (`torch.library.register_kernel(op, "cuda")`) pick the device a kernel runs on, and stay."""
+    while isinstance(node.parent, (nodes.Tuple, nodes.List, nodes.Set)):
+        node = node.parent
+    call = node.parent.parent if isinstance(node.parent, nodes.Keyword) else node.parent
+    if not (isinstance(call, nodes.Call) and isinstance(call.parent, nodes.Decorators)):
+        return False
+    name = last_name(call.func) or ""
+    if name != "register" and not name.startswith("register_"):
+        return False
+    return not (qualified_name(call.func) or "").startswith("torch.")
 
 
 def _test_label(node: nodes.NodeNG) -> bool:
