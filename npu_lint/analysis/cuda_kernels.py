@@ -127,6 +127,8 @@ def _decorated_by_library(function: nodes.FunctionDef) -> bool:
 
 
 def _imports_cpp_extension(module: nodes.Module) -> bool:
+    """Does the module import from torch.utils? `from torch.utils import cpp_extension` is known
+    only as `torch.utils` to the module's facts, so any torch.utils import lets the builds be read."""
     return any(imported.startswith("torch.utils") for imported in facts_of(module).imported)
 
 

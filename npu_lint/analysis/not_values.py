@@ -324,17 +324,29 @@ def _does_nothing(statement: nodes.NodeNG) -> bool:
     return False
 
 
+def _argument_slot(node: nodes.NodeNG) -> tuple[nodes.Call, nodes.NodeNG, str | None] | None:
+    """The call that takes `node`, or the literal collection holding it, as an argument: the call,
+    the argument as passed, and its keyword (None for a positional one); None elsewhere."""
+    while isinstance(node.parent, _COLLECTIONS):
+        node = node.parent
+    parent = node.parent
+    if isinstance(parent, nodes.Keyword) and isinstance(parent.parent, nodes.Call):
+        return parent.parent, node, parent.arg
+    if isinstance(parent, nodes.Call) and any(argument is node for argument in parent.args):
+        return parent, node, None
+    return None
+
+
 def _registry_key(node: nodes.NodeNG) -> bool:
     """`@CheckpointEngineRegistry.register("nccl")`, `@EngineRegistry.register(..., device=["cuda"])`
     (verl's checkpoint engines and training engines): the key a class is registered under, which
     configuration files name (`backend: nccl`) and the fix does not reach; renamed, the lookup
     finds nothing. The port registers the NPU's class under its own key. torch's registrations
     (`torch.library.register_kernel(op, "cuda")`) pick the device a kernel runs on, and stay."""
-    while isinstance(node.parent, (nodes.Tuple, nodes.List, nodes.Set)):
-        node = node.parent
-    call = node.parent.parent if isinstance(node.parent, nodes.Keyword) else node.parent
-    if not (isinstance(call, nodes.Call) and isinstance(call.parent, nodes.Decorators)):
+    slot = _argument_slot(node)
+    if slot is None or not isinstance(slot[0].parent, nodes.Decorators):
         return False
+    call = slot[0]
     name = last_name(call.func) or ""
     if name != "register" and not name.startswith("register_"):
         return False
@@ -344,28 +356,24 @@ def _registry_key(node: nodes.NodeNG) -> bool:
 def _test_label(node: nodes.NodeNG) -> bool:
     """`pytest.param(device, id="cuda:0")`, `parametrize(..., ids=["cpu", "cuda"])`: the name
     pytest reports the case under."""
-    while isinstance(node.parent, (nodes.Tuple, nodes.List)):
-        node = node.parent
-    keyword = node.parent
-    if not (isinstance(keyword, nodes.Keyword) and isinstance(keyword.parent, nodes.Call)):
+    slot = _argument_slot(node)
+    if slot is None or slot[2] is None:
         return False
-    return tables().not_values.test_labels.get(qualified_name(keyword.parent.func) or "") == keyword.arg
+    call, _argument, keyword = slot
+    return tables().not_values.test_labels.get(qualified_name(call.func) or "") == keyword
 
 
 def _test_parameter_name(node: nodes.NodeNG) -> bool:
     """`@pytest.mark.parametrize(("cuda", "mps"), [...])`, `parametrize("cuda", [True, False])`: the
     names of the test function's arguments; renaming one breaks the test, whose signature keeps it."""
-    while isinstance(node.parent, (nodes.Tuple, nodes.List)):
-        node = node.parent
-    parent = node.parent
-    if isinstance(parent, nodes.Keyword) and isinstance(parent.parent, nodes.Call):
-        call, keyword = parent.parent, parent.arg
-    elif isinstance(parent, nodes.Call) and parent.args and parent.args[0] is node:
-        call, keyword = parent, None
-    else:
+    slot = _argument_slot(node)
+    if slot is None:
         return False
+    call, argument, keyword = slot
     wanted = tables().not_values.test_parameter_names.get(qualified_name(call.func) or "")
-    return wanted is not None and keyword in (None, wanted)
+    if wanted is None:
+        return False
+    return keyword == wanted if keyword is not None else call.args[0] is argument
 
 
 def _build_for_platform(node: nodes.NodeNG) -> bool:

@@ -99,20 +99,26 @@ def _cut_off(node: nodes.NodeNG) -> bool:
     """`str(device).replace("cuda:", "")` (ultralytics' select_device, copied into sahi), or
     `device.removeprefix("cuda:")`: the code reads the index out of a "cuda:N" device, which is
     "npu:N" after the port."""
-    call = node.parent
-    return (isinstance(call, nodes.Call) and isinstance(call.func, nodes.Attribute)
-            and call.func.attrname in _CUTTING_METHODS and bool(call.args) and call.args[0] is node)
+    return _text_method_taking(node, _CUTTING_METHODS) is not None
 
 
 def _replaced_by(node: nodes.NodeNG, replacement: str) -> bool:
     """`device.replace("cuda", "npu")`: the code already turns the CUDA name into the NPU's (a
     port); renaming its first argument would make it replace "npu" by itself."""
-    call = node.parent
-    if not (isinstance(call, nodes.Call) and isinstance(call.func, nodes.Attribute)
-            and call.func.attrname == "replace" and len(call.args) > 1 and call.args[0] is node):
+    call = _text_method_taking(node, frozenset({"replace"}))
+    if call is None or len(call.args) < 2:
         return False
     new = string_template(call.args[1])
     return new is not None and new.startswith(replacement.split(":")[0])
+
+
+def _text_method_taking(node: nodes.NodeNG, methods: frozenset[str]) -> nodes.Call | None:
+    """The call of one of these str `methods` whose first argument is `node`, or None."""
+    call = node.parent
+    if isinstance(call, nodes.Call) and isinstance(call.func, nodes.Attribute) \
+            and call.func.attrname in methods and call.args and call.args[0] is node:
+        return call
+    return None
 
 
 def membership_collection(node: nodes.NodeNG) -> bool:
