@@ -81,7 +81,7 @@ from astroid import nodes
 
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.flags import flag_reads
-from npu_lint.analysis.names import bindings, identifier_words, is_chain_top, qualified_name
+from npu_lint.analysis.names import bindings, identifier_words, is_chain_top, qualified_name, single_value
 
 POSITIVE, NEGATIVE, UNKNOWN = 1, -1, 0
 _NPU_STRING = re.compile(r"npu(?::\d*)?", re.IGNORECASE)
@@ -351,10 +351,19 @@ def _cuda_probe_beside_npu_probe(statement: nodes.If) -> bool:
     """`if torch.cuda.is_available():` (or `if "cuda" in str(device):`) next to
     `if is_npu_available():` whose body is the NPU's own (it names the NPU:
     `torch.npu.get_device_name()`)."""
-    if statement.orelse or not _is_cuda_test(statement.test):
+    if statement.orelse or not (_is_cuda_test(statement.test) or _reads_stored_cuda_test(statement.test)):
         return False  # `_is_cuda_test`: also `include_cuda and torch.cuda.is_available()`
     return any(_polarity(other.test) == POSITIVE and any(names_npu(stmt) for stmt in other.body)
                for other in _device_tests_beside(statement))
+
+
+def _reads_stored_cuda_test(test: nodes.NodeNG) -> bool:
+    """`if IS_CUDA_AVAILABLE:` where the module stores `IS_CUDA_AVAILABLE =
+    torch.cuda.is_available()` once (DiffSynth-Studio's npu_compatible_device.py, which asks
+    `if IS_NPU_AVAILABLE:` next): the stored test is the test."""
+    if isinstance(test, nodes.BoolOp) and test.op == "and":
+        return any(_reads_stored_cuda_test(value) for value in test.values)
+    return isinstance(test, nodes.Name) and _is_cuda_test(single_value(test))
 
 
 def _device_tests_beside(statement: nodes.If) -> Iterable[nodes.If]:
@@ -470,7 +479,8 @@ def _subjects_tested_for_npu(scope: nodes.NodeNG) -> set[str]:
         if len(compare.ops) != 1:
             continue
         left, right = compare.left, compare.ops[0][1]
-        if _is_npu_string(right) or _holds_npu_string(right):
+        ascend = _about_devices(left)  # `device_type == "ascend"` (lmdeploy's backend selector)
+        if _is_npu_string(right) or _holds_npu_string(right, ascend) or (ascend and _is_ascend_string(right)):
             subjects.add(left.as_string())
         elif _is_npu_string(left):
             subjects.add(right.as_string())
