@@ -88,6 +88,20 @@ def test_argument_kind_needs_a_call_and_names_the_argument():
     assert rule.match == {"any_call": ["torch.foo"]}
 
 
+def test_an_inserted_argument_and_quieting_keywords_are_checked():
+    text = GOOD.replace("kind: symbol", "kind: argument")
+    call = "match: {calls: [torch.foo], argument: device, position: %s, missing: true, insert: %s}"
+    with pytest.raises(RuleDataError, match="field 'match.insert': only 'device_type'"):
+        parse_rule_file(text.replace("match: {symbols: [torch.foo]}", call % (1, "device_type")), "bad.yaml")
+    with pytest.raises(RuleDataError, match="field 'match.insert': only 'device_type'"):
+        parse_rule_file(text.replace("match: {symbols: [torch.foo]}", call % (0, "backend")), "bad.yaml")
+    with pytest.raises(RuleDataError, match="field 'match.quiet_with.enabled'"):
+        parse_rule_file(text.replace("match: {symbols: [torch.foo]}",
+                                     "match: {calls: [torch.foo], argument: x, quiet_with: {enabled: False}}"), "bad.yaml")
+    [rule] = parse_rule_file(text.replace("match: {symbols: [torch.foo]}", call % (0, "device_type")), "ok.yaml")
+    assert rule.match["insert"] == "device_type"
+
+
 STRING_RULE = GOOD.replace("kind: symbol", "kind: string").replace(
     "match: {symbols: [torch.foo]}", "match: {pattern: '^nccl_custom$', triggers: [nccl_custom]}")
 

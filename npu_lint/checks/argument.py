@@ -8,6 +8,10 @@
     unless_called: stay quiet in a module that calls one of these (a setting that answers the advice);
                    such advice is said once per module, at its first call, the others related
                    (one setting answers them all: transformers' layoutlm made 8 NPU702 findings)
+    insert:   "device_type": the fix of a missing first argument passes the route's device type
+              (`"npu"`, or the accelerator's on the agnostic route)
+    quiet_with: keyword -> texts: a call that passes one of them is left alone
+              (`GradScaler(enabled=False)` scales nothing on any device)
 
 A call that passes `*args` or `**kwargs` where the argument could hide is never judged missing.
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.device_neutral import expression, insert_first_argument
 from npu_lint.analysis.names import name_trigger, qualified_name
 from npu_lint.checks.base import Check
 
@@ -59,6 +64,8 @@ class ArgumentCheck(Check):
         self.missing = match.get("missing", False)
         self.values = frozenset(match.get("values", ()))
         self.unless_called = frozenset(match.get("unless_called", ()))
+        self.insert = match.get("insert")
+        self.quiet_with = {name: frozenset(texts) for name, texts in match.get("quiet_with", {}).items()}
 
     def triggers(self) -> frozenset:
         return frozenset(name_trigger(name) for name in self.calls | self.any_call)
@@ -67,13 +74,18 @@ class ArgumentCheck(Check):
         qname = qualified_name(node.func)
         if qname is None or (qname not in self.calls and qname not in self.any_call):
             return
-        target, value = node, ""
+        if any(item.arg in self.quiet_with and ctx.node_text(item.value) in self.quiet_with[item.arg]
+               for item in node.keywords or ()):
+            return
+        target, value, edits, agnostic_edits = node, "", (), ()
         if qname not in self.any_call:
             passed, hidden = argument_value(node, self.argument, self.position)
             if passed is None:
                 if hidden or not self.missing:
                     return
                 value = "not given"
+                if self.insert:
+                    edits, agnostic_edits = self._inserted(ctx, node)
             else:
                 expression = passed.value if isinstance(passed, nodes.Keyword) else passed
                 value = ctx.node_text(expression)
@@ -84,7 +96,15 @@ class ArgumentCheck(Check):
             if not module_calls(ctx) & self.unless_called:
                 ctx.scratch.setdefault(self, []).append((target, qname, value))
             return
-        ctx.report(self.rule, target, qname=qname, argument=self.argument, value=value)
+        ctx.report(self.rule, target, edits=edits, agnostic_edits=agnostic_edits, qname=qname,
+                   argument=self.argument, value=value)
+
+    def _inserted(self, ctx: ModuleContext, call: nodes.Call) -> tuple[tuple, tuple]:
+        """The edits that pass the device type first: (NPU route, agnostic route)."""
+        npu = insert_first_argument(ctx, call, '"npu"')
+        neutral_text = expression(ctx, self.insert)
+        neutral = insert_first_argument(ctx, call, neutral_text) if neutral_text else None
+        return (npu,) if npu else (), (neutral,) if neutral else ()
 
     def leave_module(self, ctx: ModuleContext) -> None:
         pending = ctx.scratch.get(self, [])

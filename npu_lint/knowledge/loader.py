@@ -31,7 +31,7 @@ KIND_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "import": {"modules": list, "suggestions": dict, "runs_on_npu": list, "used_only": bool},
     "check": {"check": str},
     "argument": {"calls": list, "argument": str, "position": int, "missing": bool, "values": list,
-                 "any_call": list, "unless_called": list},
+                 "any_call": list, "unless_called": list, "insert": str, "quiet_with": dict},
 }
 KIND_REQUIRED = {
     "symbol": (),
@@ -100,6 +100,10 @@ def _parse_match(kind: str, raw: Any, err) -> dict:
     for key in ("symbols", "prefixes", "methods", "modules", "calls", "values", "any_call", "unless_called"):
         for item in raw.get(key, ()):
             _expect(item, str, lambda p, key=key: err(f"match.{key}", p))
+    for keyword, texts in raw.get("quiet_with", {}).items():
+        _expect(texts, list, lambda p, keyword=keyword: err(f"match.quiet_with.{keyword}", p))
+        for text in texts:
+            _expect(text, str, lambda p, keyword=keyword: err(f"match.quiet_with.{keyword}", p))
     if kind == "method":
         bad = set(raw["receivers"]) - RECEIVERS
         if bad:
@@ -119,6 +123,9 @@ def _parse_match(kind: str, raw: Any, err) -> dict:
         raise err("match.calls", "an argument rule needs 'calls' (with 'argument') or 'any_call'")
     if kind == "argument" and raw.get("calls") and "argument" not in raw:
         raise err("match.argument", "'calls' judges one argument: name it")
+    if kind == "argument" and "insert" in raw and (raw["insert"] != "device_type" or raw.get("position") != 0
+                                                   or not raw.get("missing")):
+        raise err("match.insert", "only 'device_type', for a missing argument at position 0")
     if kind == "symbol" and not (raw.get("symbols") or raw.get("prefixes")):
         raise err("match.symbols", "a symbol rule needs 'symbols' or 'prefixes'")
     return raw
