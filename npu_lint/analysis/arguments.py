@@ -51,6 +51,10 @@ class ArgumentTables:
     not_values: NotValues
     cuda_switches: frozenset[str] = frozenset()  # a library's on/off switch for CUDA (`gpus=`, `use_gpu=`)
     cuda_only_keywords: dict[str, frozenset[str]] = dataclasses.field(default_factory=dict)  # callee -> keywords
+    # settings a framework replaces with the NPU's own value there: `dict(...)` held by one of
+    # these names -> its keywords, and callables -> their keywords
+    chosen_on_npu_settings: dict[str, frozenset[str]] = dataclasses.field(default_factory=dict)
+    chosen_on_npu_calls: dict[str, frozenset[str]] = dataclasses.field(default_factory=dict)
 
 
 def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
@@ -82,8 +86,11 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
         )
         cuda_only = {str(callee): frozenset(map(str, keywords))
                      for callee, keywords in data.get("cuda_only_keywords", {}).items()}
+        chosen = data.get("chosen_on_npu", {})
         return ArgumentTables(roles, frozenset(prose["keywords"]), frozenset(prose["calls"]), not_values,
-                              frozenset(map(str, data.get("cuda_switches", {}).get("keywords", ()))), cuda_only)
+                              frozenset(map(str, data.get("cuda_switches", {}).get("keywords", ()))), cuda_only,
+                              {str(name): frozenset(map(str, keys)) for name, keys in chosen.get("settings", {}).items()},
+                              {str(name): frozenset(map(str, keys)) for name, keys in chosen.get("calls", {}).items()})
     except (KeyError, TypeError, ValueError, AttributeError, re.error) as exc:
         raise RuleDataError(file, None, "roles", f"malformed argument tables: {exc!r}") from None
 
@@ -116,6 +123,24 @@ def argument_role(node: nodes.NodeNG) -> str | None:
             if role_table.names is not None and role_table.names.match(holder):
                 return name
     return None
+
+
+def chosen_on_npu(node: nodes.NodeNG) -> bool:
+    """Is `node` the value of a setting that its framework replaces with the NPU's own there?
+    mmengine's `init_dist` passes "hccl" on the NPU, whatever backend its caller names, so
+    `env_cfg = dict(dist_cfg=dict(backend="nccl"))` (the configs of mmdet, mmpose, xtuner and the
+    rest of OpenMMLab) and `init_dist("pytorch", backend="nccl")` are read on CUDA hosts only; "hccl"
+    there would break them. The settings are data (`chosen_on_npu` in data/arguments.yaml)."""
+    keyword = node.parent
+    if not isinstance(keyword, nodes.Keyword) or not isinstance(keyword.parent, nodes.Call):
+        return False
+    call, table = keyword.parent, tables()
+    if keyword.arg in table.chosen_on_npu_calls.get(qualified_name(call.func) or "", ()):
+        return True
+    if not (isinstance(call.func, nodes.Name) and call.func.name == "dict"):
+        return False
+    holder = call.parent.arg if isinstance(call.parent, nodes.Keyword) else holder_name(call)
+    return keyword.arg in table.chosen_on_npu_settings.get(holder or "", ())
 
 
 def holder_name(node: nodes.NodeNG) -> str | None:

@@ -28,7 +28,7 @@ import re
 from astroid import nodes
 
 from npu_lint.analysis import device_neutral, edits
-from npu_lint.analysis.arguments import argument_role, is_docstring
+from npu_lint.analysis.arguments import argument_role, chosen_on_npu, is_docstring
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import (
     STRING_TESTS,
@@ -192,6 +192,8 @@ class StringCheck(Check):
         reason = not_a_value(expression)
         if reason is not None and not (self.in_paths and reason == "path component"):
             return
+        if chosen_on_npu(expression):
+            return  # mmengine's `dist_cfg=dict(backend="nccl")`: the framework passes "hccl" on the NPU
         if self.inside is not None and role != self.inside:
             return
         if self.inside is None and role is not None:
