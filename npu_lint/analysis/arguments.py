@@ -130,7 +130,8 @@ def chosen_on_npu(node: nodes.NodeNG) -> bool:
     mmengine's `init_dist` passes "hccl" on the NPU, whatever backend its caller names, so
     `env_cfg = dict(dist_cfg=dict(backend="nccl"))` (the configs of mmdet, mmpose, xtuner and the
     rest of OpenMMLab) and `init_dist("pytorch", backend="nccl")` are read on CUDA hosts only; "hccl"
-    there would break them. The settings are data (`chosen_on_npu` in data/arguments.yaml)."""
+    there would break them. ColossalAI's `launch(..., backend="nccl")` takes the accelerator's
+    backend everywhere. The settings are data (`chosen_on_npu` in data/arguments.yaml)."""
     keyword = node.parent
     if not isinstance(keyword, nodes.Keyword) or not isinstance(keyword.parent, nodes.Call):
         return False
