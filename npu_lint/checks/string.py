@@ -226,6 +226,8 @@ class StringCheck(Check):
             rewritten = device_is_rewritten if self.inside == "device" else call_is_wrapped
             if call is not None and rewritten(call, self.outside_wrapper, release):
                 return  # transfer_to_npu rewrites this argument at run time
+        if _default_among_choices_naming_npu_otherwise(expression):
+            return
         edit, renamed = None, None
         for old, new in self.replace.items():
             edit = edits.string_prefix_edit(ctx, node, old, new)
@@ -343,6 +345,38 @@ def _command_line_option(expression: nodes.NodeNG) -> nodes.Call | None:
     call = holder.parent
     func = call.func if isinstance(call, nodes.Call) else None
     return call if isinstance(func, nodes.Attribute) and func.attrname == "add_argument" else None
+
+
+# The NPU's name in a program whose own device names say "ascend" for it (lmdeploy, dlinfer).
+_OTHER_NPU_NAMES = frozenset({"ascend"})
+
+
+def _default_among_choices_naming_npu_otherwise(expression: nodes.NodeNG) -> bool:
+    """`def device(parser, default="cuda", choices=["cuda", "ascend", "maca", "camb"])` (lmdeploy's
+    CLI), `add_argument("--device", default="cuda", choices=["cuda", "ascend"])`: the option already
+    takes the NPU, under the name its program uses, and "npu" is no choice of it; the default is
+    CUDA's on purpose, and the user names the NPU on the command line."""
+    holder = expression.parent
+    if isinstance(holder, nodes.Keyword) and holder.arg == "default" and isinstance(holder.parent, nodes.Call):
+        choices = next((item.value for item in holder.parent.keywords or () if item.arg == "choices"), None)
+    elif isinstance(holder, nodes.Arguments):
+        defaults = dict(_parameter_defaults(holder))
+        choices = defaults.get("choices") if defaults.get("default") is expression else None
+    else:
+        return False
+    if not isinstance(choices, (nodes.List, nodes.Tuple, nodes.Set)):
+        return False
+    names = {element.value.lower() for element in choices.elts
+             if isinstance(element, nodes.Const) and isinstance(element.value, str)}
+    return bool(names & _OTHER_NPU_NAMES) and not any(name.startswith("npu") for name in names)
+
+
+def _parameter_defaults(arguments: nodes.Arguments) -> list[tuple[str, nodes.NodeNG | None]]:
+    """(parameter name, its default) for the parameters that have one."""
+    positional = arguments.posonlyargs + arguments.args
+    return [(parameter.name, value) for parameter, value in
+            [*zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults),
+             *zip(arguments.kwonlyargs, arguments.kw_defaults)]]
 
 
 def _one_per_option(ctx: ModuleContext, said: list[Finding]) -> None:
