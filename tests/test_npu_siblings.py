@@ -88,3 +88,32 @@ def test_a_rocm_class_without_an_npu_twin_of_its_base_is_reported(tmp_path):
     module = tmp_path / "platform_rocm.py"
     module.write_text(ROCM_CLASS)
     assert _codes(module) == ["NPU101"]
+
+
+# FastVideo's platforms/cuda.py (after vLLM's): the CUDA platform's base is the NPU platform's
+# sibling, and the platforms the loader picks extend that base.
+CUDA_PLATFORMS = """import torch
+
+from .interface import Platform
+
+
+class CudaPlatformBase(Platform):
+    pass
+
+
+class NonNvmlCudaPlatform(CudaPlatformBase):
+    def get_device_name(self, device_id=0):
+        return torch.cuda.get_device_name(device_id)
+"""
+NPU_INTERFACE_PLATFORM = "import torch\n\nfrom .interface import Platform\n\n\nclass NPUPlatform(Platform):\n    pass\n"
+
+
+def test_a_cuda_class_extending_the_cuda_member_of_a_family_is_left_alone(tmp_path):
+    module = _folder(tmp_path, cuda_accelerator=CUDA_PLATFORMS, npu=NPU_INTERFACE_PLATFORM)
+    assert _codes(module) == []
+
+
+def test_a_cuda_class_extending_a_base_without_an_npu_sibling_is_reported(tmp_path):
+    other = NPU_INTERFACE_PLATFORM.replace("(Platform)", "(OtherInterface)")
+    module = _folder(tmp_path, cuda_accelerator=CUDA_PLATFORMS, npu=other)
+    assert _codes(module) == ["NPU101"]

@@ -112,6 +112,7 @@ def _remembered(node: nodes.NodeNG, attribute: str, judge) -> bool:
     """`judge(node)`, kept on the node: each finding inside asks again."""
     verdict = getattr(node, attribute, None)
     if verdict is None:
+        setattr(node, attribute, False)  # a class that extends itself through others ends here
         verdict = judge(node)
         setattr(node, attribute, verdict)
     return verdict
@@ -132,13 +133,25 @@ def _judge(classdef: nodes.ClassDef) -> bool:
     npu_classes = [other for other in module.nodes_of_class(nodes.ClassDef) if _names_npu(other.name)]
     own = {base for other in npu_classes for base in map(last_name, other.bases) if base}
     names = {other.name for other in npu_classes}
-    if bases & own or _extends_cuda_twin(bases, names):
+    if bases & own or _extends_cuda_twin(bases, names) or _extends_family_member(module, bases):
         return True
     path = getattr(module, "file", None)
     if not path or not os.path.isfile(path):
         return False
     beside_names, beside_bases = _npu_classes_beside(path)
     return bool(bases & beside_bases) or _extends_cuda_twin(bases, beside_names)
+
+
+def _extends_family_member(module: nodes.Module, bases: set[str]) -> bool:
+    """Does a base name a class of this module that is itself the CUDA member of such a family?
+    `class NonNvmlCudaPlatform(CudaPlatformBase)` beside `class CudaPlatformBase(Platform)`, whose
+    sibling is `class NPUPlatform(Platform)` (FastVideo's platforms, after vLLM's): the subclass
+    runs where its base does."""
+    for base in bases:
+        for definition in module.locals.get(base, ()):
+            if isinstance(definition, nodes.ClassDef) and _has_npu_sibling(definition):
+                return True
+    return False
 
 
 def _extends_cuda_twin(bases: set[str], npu_names: set[str]) -> bool:
