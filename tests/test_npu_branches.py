@@ -242,3 +242,64 @@ def test_a_test_of_a_cuda_build_is_off_the_npu_path(body):
 ])
 def test_a_cuda_build_test_leaves_the_rest_reported(body, expected):
     assert codes_without_npu(body) == expected
+
+
+@pytest.mark.parametrize("body", [
+    # FastVideo's distributed/parallel_state.py: the platform layer asks for the NPU too
+    """
+    def graph_capture(current_platform):
+        if current_platform.is_cuda_alike():
+            stream = torch.cuda.Stream()
+            return stream
+        elif current_platform.is_npu():
+            return None
+    """,
+    # SGLang's modules store the answers once: `_is_cuda = is_cuda()`, `_is_npu = is_npu()`
+    """
+    from sglang.srt.utils import is_cuda, is_npu
+    _is_cuda = is_cuda()
+    _is_npu = is_npu()
+    if _is_cuda:
+        torch.cuda.synchronize()
+    """,
+    # a default the NPU's branch replaces right after (FastVideo's init_distributed_environment)
+    """
+    def init(platform):
+        backend = "nccl"
+        if platform.is_cuda_alike():
+            print("nccl")
+        elif platform.is_npu():
+            backend = "hccl"
+        return backend
+    """,
+    """
+    def pick(is_torch_npu_available):
+        device = "cuda"
+        if is_torch_npu_available():
+            device = "npu"
+        return device
+    """,
+])
+def test_platform_questions_and_replaced_defaults_are_off_the_npu_path(body):
+    assert codes(body) == []
+
+
+@pytest.mark.parametrize("body, expected", [
+    # a module whose platform layer never asks for the NPU: its CUDA question is the one to port
+    ("""
+    def graph_capture(current_platform):
+        if current_platform.is_cuda_alike():
+            return torch.cuda.Stream()
+    """, [(4, "NPU101")]),
+    # the default is read before the NPU's test replaces it
+    ("""
+    def pick(is_torch_npu_available):
+        device = "cuda"
+        print(device)
+        if is_torch_npu_available():
+            device = "npu"
+        return device
+    """, [(3, "NPU111")]),
+])
+def test_platform_questions_and_defaults_still_reported(body, expected):
+    assert codes(body) == expected

@@ -67,7 +67,12 @@ take is not reported. A path is off the NPU when
   switch, false on the NPU as it should be; written as one test it would be left alone too;
 - it is the fallback for a device without a namespace: `except AttributeError: return torch.cuda`
   after `try: return getattr(torch, device_name)` (torchtune); on an Ascend host `torch.npu` is
-  there.
+  there;
+- its test asks a platform layer for CUDA (`current_platform.is_cuda_alike()`, `is_cuda()`, or a
+  name bound once to one) in a module that asks it for the NPU too (`is_npu()`): FastVideo's and
+  SGLang's platform layers answer "CUDA" on CUDA hosts alone;
+- it is a default that the NPU's branch of a test right after it replaces (`device = "cuda"`
+  then `if is_torch_npu_available(): device = "npu"`), read by nothing in between.
 
 A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
 """
@@ -81,7 +86,7 @@ from astroid import nodes
 
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.flags import flag_reads
-from npu_lint.analysis.names import bindings, identifier_words, is_chain_top, qualified_name, single_value
+from npu_lint.analysis.names import bindings, identifier_words, is_chain_top, last_name, qualified_name, single_value
 
 POSITIVE, NEGATIVE, UNKNOWN = 1, -1, 0
 _NPU_STRING = re.compile(r"npu(?::\d*)?", re.IGNORECASE)
@@ -145,6 +150,8 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
             reads = flag_reads(parent, ctx)
             if reads and all(off_npu_path(read) for read in reads):
                 return True
+        if isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and child is parent.value and _replaced_on_npu(parent):
+            return True
         if isinstance(parent, nodes.If) and (child is parent.test or any(child is stmt for stmt in parent.body)) \
                 and _cuda_probe_beside_npu_probe(parent):
             return True
@@ -153,6 +160,40 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
             return True
         child, parent = parent, parent.parent
     return False
+
+
+_REPLACEMENT_WINDOW = 3  # statements between a default and the test that replaces it on the NPU
+
+
+def _replaced_on_npu(assign: nodes.Assign | nodes.AnnAssign) -> bool:
+    """`device = "cuda"` then `if is_torch_npu_available(): device = "npu"`; `backend = "nccl"`
+    then `if platform.is_cuda_alike(): ... elif platform.is_npu(): backend = "hccl"` (FastVideo's
+    init_distributed_environment): the first value is the default of the hosts that are no NPU,
+    and the NPU's branch of a test right after it stores the NPU's own. "npu" there would be the
+    CUDA hosts' device. Nothing may read the name between the two."""
+    targets = assign.targets if isinstance(assign, nodes.Assign) else [assign.target]
+    if len(targets) != 1 or not isinstance(targets[0], (nodes.AssignName, nodes.AssignAttr)):
+        return False
+    name = targets[0].as_string()
+    statement = assign.next_sibling()
+    for _step in range(_REPLACEMENT_WINDOW):
+        if statement is None:
+            return False
+        if isinstance(statement, nodes.If) and any(
+                test is not None and _polarity(test) == POSITIVE and _stores(body, name)
+                for test, body in _branches(statement)):
+            return True
+        if any(node.as_string() == name for node in statement.nodes_of_class((nodes.Name, nodes.Attribute))):
+            return False  # read (or changed) before the NPU's test: the first value is used there
+        statement = statement.next_sibling()
+    return False
+
+
+def _stores(body: list[nodes.NodeNG], name: str) -> bool:
+    return any(isinstance(stmt, (nodes.Assign, nodes.AnnAssign))
+               and any(target.as_string() == name
+                       for target in (stmt.targets if isinstance(stmt, nodes.Assign) else [stmt.target]))
+               for stmt in body)
 
 
 def _fallback_for_missing_namespace(handler: nodes.ExceptHandler) -> bool:
@@ -616,7 +657,7 @@ def _device_api_names(statements: list[nodes.NodeNG], prefix: str) -> set[str]:
 def _polarity(test: nodes.NodeNG) -> int:
     """POSITIVE when the test is true only on the NPU, NEGATIVE when true only off it."""
     if isinstance(test, nodes.UnaryOp) and test.op == "not":
-        if _asks_for_cuda_build(test.operand):
+        if _asks_for_cuda_build(test.operand) or _asks_platform_for_cuda(test.operand):
             return UNKNOWN  # true on the NPU, and on every other build without CUDA
         return -_polarity(test.operand)
     if isinstance(test, nodes.BoolOp):
@@ -630,6 +671,8 @@ def _polarity(test: nodes.NodeNG) -> int:
         return _compare_polarity(test)
     if _is_cuda_build_version(test):
         return NEGATIVE  # `if torch.version.cuda:`: None on the NPU's torch
+    if _asks_platform_for_cuda(test):
+        return NEGATIVE  # `if current_platform.is_cuda_alike():` where the module asks `is_npu()` too
     if _reads_npu_switch(test):
         return POSITIVE  # `if os.environ.get("USE_NPU"):`
     if isinstance(test, (nodes.Name, nodes.Attribute, nodes.Call)) and names_npu(test):
@@ -673,6 +716,29 @@ def _asks_for_cuda_build(node: nodes.NodeNG) -> bool:
     if isinstance(node, nodes.Compare) and len(node.ops) == 1:
         return _is_cuda_build_version(node.left)
     return _is_cuda_build_version(node)
+
+
+_PLATFORM_CUDA_QUERIES = frozenset({"is_cuda", "is_cuda_alike"})
+_ASKS_FOR_NPU: "weakref.WeakKeyDictionary[nodes.Module, bool]" = weakref.WeakKeyDictionary()
+
+
+def _asks_platform_for_cuda(node: nodes.NodeNG) -> bool:
+    """`current_platform.is_cuda_alike()`, `is_cuda()`, or a name bound once to one (`_is_cuda =
+    is_cuda()`), in a module that asks the same kind of question for the NPU (`is_npu()`): the
+    project's platform layer (FastVideo's and vLLM's `current_platform`, SGLang's utils) answers
+    "CUDA" on CUDA hosts alone and gives the NPU its own question, so what such a test guards is
+    CUDA's."""
+    if isinstance(node, nodes.Name):
+        node = single_value(node)
+    if not (isinstance(node, nodes.Call) and not node.args and not node.keywords
+            and last_name(node.func) in _PLATFORM_CUDA_QUERIES):
+        return False
+    module = node.root()
+    asks = _ASKS_FOR_NPU.get(module)
+    if asks is None:
+        asks = _ASKS_FOR_NPU[module] = any(
+            not call.args and last_name(call.func) == "is_npu" for call in module.nodes_of_class(nodes.Call))
+    return asks
 
 
 def _is_cuda_build_version(node: nodes.NodeNG) -> bool:
