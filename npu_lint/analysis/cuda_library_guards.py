@@ -37,6 +37,9 @@
     lsh.fast_hash(q, k, x.is_cuda)                a flag handed to the module's CUDA build
     "onnxruntime-gpu" if cuda else "onnxruntime"  or a library's CUDA build that pip installs
     GradCAM(model, layers, use_cuda=x.is_cuda)    or a call's switch to its CUDA path
+    if not m.is_cuda: m = m.cpu()                 or a test that sends every other device's
+                                                  tensors to the host, before code written for
+                                                  CUDA and CPU tensors only
 
 On the NPU such a test is False and the code takes its other path (numpy, torch), which is what
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
@@ -59,6 +62,7 @@ from typing import Iterator
 from astroid import nodes
 
 from npu_lint.analysis.arguments import argument_role, tables
+from npu_lint.analysis.cpu_device import explicitly_on_cpu
 from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument, imports_cuda_build
 from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, runs_cuda_kernel
 from npu_lint.analysis.library_words import spells_library
@@ -82,8 +86,73 @@ _REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?=\s*(\[|[<>=!~;]|$)
 
 def guards_cuda_library(node: nodes.NodeNG) -> bool:
     """Is `node` (a "cuda" string, `.is_cuda`, `torch.cuda.is_available()`) part of a test that
-    decides whether code of a CUDA-only library runs, or that a call takes as its CUDA switch?"""
-    return guarded_cuda_code(node) is not None or handed_to_cuda_switch(node)
+    decides whether code of a CUDA-only library runs, that a call takes as its CUDA switch, or
+    that moves other devices' tensors to the host?"""
+    return guarded_cuda_code(node) is not None or handed_to_cuda_switch(node) or moves_others_to_host(node)
+
+
+def moves_others_to_host(node: nodes.NodeNG) -> bool:
+    """`if not cost_matrices[0].is_cuda: cost_matrices = [m.cpu() for m in cost_matrices]` (rf-detr's
+    batched assignment, before torch_linear_assignment, whose CPU path calls `.numpy()`; its
+    matcher's `if not cost.is_cuda: cost = cost.cpu()`), `x if x.is_cuda else x.cpu()`: all the
+    test does is send every other device's tensors to the host, a path an NPU tensor takes as it
+    is, before code written for CUDA and CPU tensors only. `.is_npu` there would hand NPU tensors
+    to that code. Not where the CUDA side is what moves (`box.cpu().numpy() if box.is_cuda else
+    box.numpy()`): there an NPU tensor reaches `.numpy()`, and the test is ported. Not under
+    transfer_to_npu's NPU194 either: there `.is_cuda` keeps NPU tensors where they are, as for
+    CUDA. Only a test of a tensor's own device: after `if not torch.cuda.is_available()` or `if
+    args.device != "cuda"` the program's other tensors go to the NPU once ported, and this one
+    would stay behind on the host."""
+    if not _asks_tensor_device(node):
+        return False
+    test, siblings = test_expression(node)
+    if siblings:
+        return False
+    parent = test.parent
+    if isinstance(parent, (nodes.If, nodes.IfExp)) and parent.test is test:
+        cuda_side, other_side = (parent.body, parent.orelse) if _yes_means_cuda(node, test) \
+            else (parent.orelse, parent.body)
+        if isinstance(parent, nodes.IfExp):
+            return _on_host(other_side) and isinstance(cuda_side, (nodes.Name, nodes.Attribute, nodes.Subscript))
+        return bool(other_side) and all(isinstance(statement, nodes.Assign) and _on_host(statement.value)
+                                        for statement in other_side) \
+            and all(isinstance(statement, nodes.Pass) for statement in cuda_side)
+    return False
+
+
+def _asks_tensor_device(node: nodes.NodeNG) -> bool:
+    """`x.is_cuda`, or "cuda" compared with `x.device.type`."""
+    if isinstance(node, nodes.Attribute):
+        return node.attrname == "is_cuda" and qualified_name(node.expr) is None
+    compare = node.parent
+    if not (isinstance(node, nodes.Const) and isinstance(compare, nodes.Compare) and len(compare.ops) == 1):
+        return False
+    other = compare.ops[0][1] if compare.left is node else compare.left
+    return isinstance(other, nodes.Attribute) and other.attrname == "type" \
+        and isinstance(other.expr, nodes.Attribute) and other.expr.attrname == "device"
+
+
+def _yes_means_cuda(node: nodes.NodeNG, test: nodes.NodeNG) -> bool:
+    """Does `test` say yes where `node` (the CUDA part of it) says CUDA? `not`, `!=` and `not in`
+    turn the answer around."""
+    yes, child = True, node
+    while child is not test:
+        parent = child.parent
+        if isinstance(parent, nodes.UnaryOp) and parent.op == "not":
+            yes = not yes
+        elif isinstance(parent, nodes.Compare) and any(op in ("!=", "not in") for op, _ in parent.ops):
+            yes = not yes
+        child = parent
+    return yes
+
+
+def _on_host(expression: nodes.NodeNG) -> bool:
+    """`m.cpu()`, `m.to("cpu")`, and lists or tuples of them: what the expression makes is on the host."""
+    if isinstance(expression, (nodes.ListComp, nodes.GeneratorExp)):
+        return _on_host(expression.elt)
+    if isinstance(expression, (nodes.Tuple, nodes.List)):
+        return bool(expression.elts) and all(_on_host(element) for element in expression.elts)
+    return isinstance(expression, nodes.Call) and explicitly_on_cpu(expression)
 
 
 # The words of a keyword that takes "use CUDA or not" (`use_cuda=`, `cuda=`, `use_gpu=`), and
