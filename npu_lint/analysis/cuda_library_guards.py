@@ -40,6 +40,8 @@
     if not m.is_cuda: m = m.cpu()                 or a test that sends every other device's
                                                   tensors to the host, before code written for
                                                   CUDA and CPU tensors only
+    with _cudnn_disabled() if x.is_cuda else nullcontext():   or one that only picks a cuDNN
+                                                  setting, which the NPU ignores (NPU130)
 
 On the NPU such a test is False and the code takes its other path (numpy, torch), which is what
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
@@ -80,6 +82,7 @@ _REFERENCE_WORDS = frozenset({"ref", "reference", "native", "naive", "torch", "p
 # CUDA sources in (mmcv's parrots build, detectron2-style `define_macros += [("WITH_CUDA", None)]`)
 _CUDA_BUILD_SETTING = re.compile(r"^(nvcc|(\w+_)?WITH_CUDA)$")
 _DEFINITIONS = (nodes.FunctionDef, nodes.ClassDef)
+_CUDNN = "torch.backends.cudnn"
 # The distribution name at the start of a pip requirement (`paddlepaddle-gpu>=3.0.0`)
 _REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?=\s*(\[|[<>=!~;]|$))")
 
@@ -88,7 +91,75 @@ def guards_cuda_library(node: nodes.NodeNG) -> bool:
     """Is `node` (a "cuda" string, `.is_cuda`, `torch.cuda.is_available()`) part of a test that
     decides whether code of a CUDA-only library runs, that a call takes as its CUDA switch, or
     that moves other devices' tensors to the host?"""
-    return guarded_cuda_code(node) is not None or handed_to_cuda_switch(node) or moves_others_to_host(node)
+    return guarded_cuda_code(node) is not None or handed_to_cuda_switch(node) or moves_others_to_host(node) \
+        or picks_cudnn_setting(node)
+
+
+def picks_cudnn_setting(node: nodes.NodeNG) -> bool:
+    """`with _cudnn_disabled() if x.is_cuda else nullcontext():` where `_cudnn_disabled` only enters
+    `torch.backends.cudnn.flags(enabled=False)` (rf-detr's segmentation head),
+    `torch.backends.cudnn.flags(...) if x.is_cuda else nullcontext()`, `if x.is_cuda:
+    torch.backends.cudnn.benchmark = True`: the CUDA side only sets cuDNN, which the NPU does not
+    use, and the other side does nothing. NPU130 reports the setting; the test says nothing more
+    about the NPU, and `.is_npu` would only run a setting that does nothing there (behind
+    rf-detr's lock, which serialises every call). Not under transfer_to_npu's NPU194: the setting
+    does as little there."""
+    test, siblings = test_expression(node)
+    if siblings or (test is node and isinstance(node, (nodes.Const, nodes.JoinedStr))):
+        return False
+    parent = test.parent
+    if not (isinstance(parent, (nodes.If, nodes.IfExp)) and parent.test is test):
+        return False
+    cuda_side, other_side = (parent.body, parent.orelse) if _yes_means_cuda(node, test) \
+        else (parent.orelse, parent.body)
+    if isinstance(parent, nodes.IfExp):
+        return _cudnn_context(cuda_side) and _no_context(other_side)
+    return bool(cuda_side) and not other_side and all(_sets_cudnn(statement) for statement in cuda_side)
+
+
+def _cudnn_context(expression: nodes.NodeNG) -> bool:
+    """`torch.backends.cudnn.flags(enabled=False)`, or a call of the module's own function whose
+    body only enters it (with a lock of its own beside it) and yields."""
+    if not isinstance(expression, nodes.Call):
+        return False
+    if (qualified_name(expression.func) or "").startswith(_CUDNN + "."):
+        return True
+    if not isinstance(expression.func, nodes.Name):
+        return False
+    functions = [binding for binding in bindings(expression.func) if isinstance(binding, nodes.FunctionDef)]
+    return bool(functions) and all(_only_enters_cudnn(function) for function in functions)
+
+
+def _only_enters_cudnn(function: nodes.FunctionDef) -> bool:
+    body = [statement for statement in function.body if not _docstring(statement)]
+    if len(body) != 1 or not isinstance(body[0], nodes.With):
+        return False
+    managers = [manager for manager, _name in body[0].items]
+    inner = body[0].body
+    return any(_cudnn_context(manager) for manager in managers) \
+        and all(_cudnn_context(manager) or isinstance(manager, (nodes.Name, nodes.Attribute)) for manager in managers) \
+        and len(inner) == 1 and isinstance(inner[0], nodes.Expr) and isinstance(inner[0].value, nodes.Yield)
+
+
+def _docstring(statement: nodes.NodeNG) -> bool:
+    return isinstance(statement, nodes.Expr) and isinstance(statement.value, nodes.Const) \
+        and isinstance(statement.value.value, str)
+
+
+def _no_context(expression: nodes.NodeNG) -> bool:
+    """`contextlib.nullcontext()`, `None`: a `with` that does nothing."""
+    if isinstance(expression, nodes.Const):
+        return expression.value is None
+    return isinstance(expression, nodes.Call) and not expression.args and not expression.keywords and (
+        qualified_name(expression.func) == "contextlib.nullcontext")
+
+
+def _sets_cudnn(statement: nodes.NodeNG) -> bool:
+    """`torch.backends.cudnn.benchmark = True`."""
+    if not isinstance(statement, nodes.Assign):
+        return False
+    return all(isinstance(target, nodes.AssignAttr)
+               and (qualified_name(target.expr) or "") == _CUDNN for target in statement.targets)
 
 
 def moves_others_to_host(node: nodes.NodeNG) -> bool:
