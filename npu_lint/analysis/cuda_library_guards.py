@@ -68,6 +68,7 @@ from npu_lint.analysis.cpu_device import explicitly_on_cpu
 from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument, imports_cuda_build
 from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, runs_cuda_kernel
 from npu_lint.analysis.library_words import spells_library
+from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import bindings, identifier_words, qualified_name, statements_after
 from npu_lint.config.project_scripts import own_packages
 from npu_lint.knowledge.library_advice import table
@@ -591,15 +592,23 @@ def _exit_message_names_library(test: nodes.NodeNG) -> str | None:
     (or a pytest skip's reason) names the library that the path past it runs, by its module name
     (`torch.sparse` is torch's, not torch_sparse). Only an assert's: a raise's message may name a
     library among other reasons ("AMP or APEX ... only on CUDA devices", where torch's AMP runs on
-    the NPU too)."""
+    the NPU too), unless the module imports that library: rf-detr's TensorRT runtime (`import
+    tensorrt as trt`) checks the engine's device with `if requested.type != "cuda": raise
+    ValueError("TensorRT runs on CUDA devices only, ...")`."""
     parent = test.parent
     message = _skip_reason(test)
+    libraries = _message_libraries()
     if message is None and isinstance(parent, nodes.Assert) and parent.test is test:
         message = parent.fail
+    if message is None and isinstance(parent, nodes.If) and parent.test is test and len(parent.body) == 1 \
+            and isinstance(parent.body[0], nodes.Raise) and parent.body[0].exc is not None:
+        message = parent.body[0].exc
+        imported = {name.split(".", 1)[0] for name in facts_of(test).imported}
+        libraries = tuple(module for module in libraries if module in imported)
     if message is None:
         return None
     texts = [node.value for node in _walk(message) if isinstance(node, nodes.Const) and isinstance(node.value, str)]
-    return next((f"`{module}`" for module in _message_libraries() for text in texts
+    return next((f"`{module}`" for module in libraries for text in texts
                  if re.search(rf"(?<![\w.]){re.escape(module)}(?![\w])", text, re.IGNORECASE)), None)
 
 
