@@ -11,7 +11,7 @@ import re
 from astroid import nodes
 
 from npu_lint.analysis.module_facts import facts_of
-from npu_lint.analysis.names import last_name, qualified_name
+from npu_lint.analysis.names import bindings, last_name, qualified_name
 from npu_lint.knowledge.loader import RuleDataError
 from npu_lint.knowledge.location import data_file
 from npu_lint.knowledge.yaml_data import load_yaml
@@ -183,6 +183,8 @@ def _handed_to_library_device(node: nodes.NodeNG) -> bool:
     if role is None or not _imports_library_with_device(node, role):
         return False
     parent = node.parent
+    if isinstance(parent, nodes.Compare) and len(parent.ops) == 1:
+        return _compared_with_library_device(node, parent, role)
     if _is_lookup_default(node):
         node, parent = parent, parent.parent  # `kwargs.pop("device", "cuda:0")`: the value bound
     if isinstance(parent, nodes.Assign) and parent.value is node and len(parent.targets) == 1:
@@ -201,13 +203,38 @@ def _handed_to_library_device(node: nodes.NodeNG) -> bool:
         uses = _name_uses(parent.parent, name)
     else:
         return False
-    for use in uses:
-        holder = use.parent
-        given = (isinstance(holder, nodes.Keyword) and holder.arg in role.keywords) \
-            or (isinstance(holder, nodes.Call) and use in holder.args)
-        if given and _call_argument_role(use) == "library_device":
-            return True
-    return False
+    return any(_gives_library_device(use, role) for use in uses)
+
+
+def _compared_with_library_device(node: nodes.NodeNG, compare: nodes.Compare, role: Role) -> bool:
+    """`compute_type = "float16" if device == "cuda" else "float32"` where the function hands
+    `device` to `WhisperModel(whisper_arch, device=device, ...)` (whisperx's load_model, whose
+    WhisperModel extends faster_whisper's), or `self.model.device == "cuda"` in a method of such a
+    class (its CTranslate2 model): the test asks about the library's device, whose name on an
+    Ascend host is "cpu", never "npu"."""
+    other = compare.ops[0][1] if compare.left is node else compare.left
+    if isinstance(other, nodes.Name):
+        uses = _name_uses(node.scope(), other.name)
+        return any(_gives_library_device(use, role) for use in uses)
+    klass = node.scope().parent if isinstance(node.scope(), nodes.FunctionDef) else None
+    return isinstance(other, nodes.Attribute) and other.attrname == "device" and isinstance(klass, nodes.ClassDef) \
+        and _extends(klass, role.callees)
+
+
+def _gives_library_device(use: nodes.Name, role: Role) -> bool:
+    holder = use.parent
+    given = (isinstance(holder, nodes.Keyword) and holder.arg in role.keywords) \
+        or (isinstance(holder, nodes.Call) and use in holder.args)
+    return given and _call_argument_role(use) == "library_device"
+
+
+def _extends(klass: nodes.ClassDef, modules: tuple[str, ...]) -> bool:
+    """Does the class name, among its bases, a class of one of `modules`?"""
+    return any(_in_modules(qualified_name(base), modules) for base in klass.bases)
+
+
+def _in_modules(qname: str | None, modules: tuple[str, ...]) -> bool:
+    return qname is not None and any(qname == module or qname.startswith(module + ".") for module in modules)
 
 
 def _imports_library_with_device(node: nodes.NodeNG, role: Role) -> bool:
@@ -246,9 +273,18 @@ def parameter_of_default(arguments: nodes.Arguments, node: nodes.NodeNG) -> str 
 
 
 def _calls_into(call: nodes.NodeNG, modules: tuple[str, ...]) -> bool:
-    """`ctranslate2.Translator(...)`, `WhisperModel(...)` imported from faster_whisper."""
-    qname = qualified_name(call.func) if isinstance(call, nodes.Call) else None
-    return qname is not None and any(qname == module or qname.startswith(module + ".") for module in modules)
+    """`ctranslate2.Translator(...)`, `WhisperModel(...)` imported from faster_whisper, or the
+    module's own class that extends one (whisperx's `class WhisperModel(faster_whisper.WhisperModel)`)."""
+    if not isinstance(call, nodes.Call):
+        return False
+    if _in_modules(qualified_name(call.func), modules):
+        return True
+    if not isinstance(call.func, nodes.Name):
+        return False
+    roots = {module.split(".", 1)[0] for module in modules}
+    if not any(name.split(".", 1)[0] in roots for name in facts_of(call).imported):
+        return False  # most modules import none of them: no lookup
+    return any(isinstance(binding, nodes.ClassDef) and _extends(binding, modules) for binding in bindings(call.func))
 
 
 def _call_argument_role(node: nodes.NodeNG) -> str | None:

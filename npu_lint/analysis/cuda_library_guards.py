@@ -37,6 +37,11 @@
     lsh.fast_hash(q, k, x.is_cuda)                a flag handed to the module's CUDA build
     "onnxruntime-gpu" if cuda else "onnxruntime"  or a library's CUDA build that pip installs
     GradCAM(model, layers, use_cuda=x.is_cuda)    or a call's switch to its CUDA path
+    if not m.is_cuda: m = m.cpu()                 or a test that sends every other device's
+                                                  tensors to the host, before code written for
+                                                  CUDA and CPU tensors only
+    with _cudnn_disabled() if x.is_cuda else nullcontext():   or one that only picks a cuDNN
+                                                  setting, which the NPU ignores (NPU130)
 
 On the NPU such a test is False and the code takes its other path (numpy, torch), which is what
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
@@ -59,9 +64,11 @@ from typing import Iterator
 from astroid import nodes
 
 from npu_lint.analysis.arguments import argument_role, tables
+from npu_lint.analysis.cpu_device import explicitly_on_cpu
 from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument, imports_cuda_build
 from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, runs_cuda_kernel
 from npu_lint.analysis.library_words import spells_library
+from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import bindings, identifier_words, qualified_name, statements_after
 from npu_lint.config.project_scripts import own_packages
 from npu_lint.knowledge.library_advice import table
@@ -76,14 +83,148 @@ _REFERENCE_WORDS = frozenset({"ref", "reference", "native", "naive", "torch", "p
 # CUDA sources in (mmcv's parrots build, detectron2-style `define_macros += [("WITH_CUDA", None)]`)
 _CUDA_BUILD_SETTING = re.compile(r"^(nvcc|(\w+_)?WITH_CUDA)$")
 _DEFINITIONS = (nodes.FunctionDef, nodes.ClassDef)
+_CUDNN = "torch.backends.cudnn"
 # The distribution name at the start of a pip requirement (`paddlepaddle-gpu>=3.0.0`)
 _REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?=\s*(\[|[<>=!~;]|$))")
 
 
 def guards_cuda_library(node: nodes.NodeNG) -> bool:
     """Is `node` (a "cuda" string, `.is_cuda`, `torch.cuda.is_available()`) part of a test that
-    decides whether code of a CUDA-only library runs, or that a call takes as its CUDA switch?"""
-    return guarded_cuda_code(node) is not None or handed_to_cuda_switch(node)
+    decides whether code of a CUDA-only library runs, that a call takes as its CUDA switch, or
+    that moves other devices' tensors to the host?"""
+    return guarded_cuda_code(node) is not None or handed_to_cuda_switch(node) or moves_others_to_host(node) \
+        or picks_cudnn_setting(node)
+
+
+def picks_cudnn_setting(node: nodes.NodeNG) -> bool:
+    """`with _cudnn_disabled() if x.is_cuda else nullcontext():` where `_cudnn_disabled` only enters
+    `torch.backends.cudnn.flags(enabled=False)` (rf-detr's segmentation head),
+    `torch.backends.cudnn.flags(...) if x.is_cuda else nullcontext()`, `if x.is_cuda:
+    torch.backends.cudnn.benchmark = True`: the CUDA side only sets cuDNN, which the NPU does not
+    use, and the other side does nothing. NPU130 reports the setting; the test says nothing more
+    about the NPU, and `.is_npu` would only run a setting that does nothing there (behind
+    rf-detr's lock, which serialises every call). Not under transfer_to_npu's NPU194: the setting
+    does as little there."""
+    test, siblings = test_expression(node)
+    if siblings or (test is node and isinstance(node, (nodes.Const, nodes.JoinedStr))):
+        return False
+    parent = test.parent
+    if not (isinstance(parent, (nodes.If, nodes.IfExp)) and parent.test is test):
+        return False
+    cuda_side, other_side = (parent.body, parent.orelse) if _yes_means_cuda(node, test) \
+        else (parent.orelse, parent.body)
+    if isinstance(parent, nodes.IfExp):
+        return _cudnn_context(cuda_side) and _no_context(other_side)
+    return bool(cuda_side) and not other_side and all(_sets_cudnn(statement) for statement in cuda_side)
+
+
+def _cudnn_context(expression: nodes.NodeNG) -> bool:
+    """`torch.backends.cudnn.flags(enabled=False)`, or a call of the module's own function whose
+    body only enters it (with a lock of its own beside it) and yields."""
+    if not isinstance(expression, nodes.Call):
+        return False
+    if (qualified_name(expression.func) or "").startswith(_CUDNN + "."):
+        return True
+    if not isinstance(expression.func, nodes.Name):
+        return False
+    functions = [binding for binding in bindings(expression.func) if isinstance(binding, nodes.FunctionDef)]
+    return bool(functions) and all(_only_enters_cudnn(function) for function in functions)
+
+
+def _only_enters_cudnn(function: nodes.FunctionDef) -> bool:
+    body = [statement for statement in function.body if not _docstring(statement)]
+    if len(body) != 1 or not isinstance(body[0], nodes.With):
+        return False
+    managers = [manager for manager, _name in body[0].items]
+    inner = body[0].body
+    return any(_cudnn_context(manager) for manager in managers) \
+        and all(_cudnn_context(manager) or isinstance(manager, (nodes.Name, nodes.Attribute)) for manager in managers) \
+        and len(inner) == 1 and isinstance(inner[0], nodes.Expr) and isinstance(inner[0].value, nodes.Yield)
+
+
+def _docstring(statement: nodes.NodeNG) -> bool:
+    return isinstance(statement, nodes.Expr) and isinstance(statement.value, nodes.Const) \
+        and isinstance(statement.value.value, str)
+
+
+def _no_context(expression: nodes.NodeNG) -> bool:
+    """`contextlib.nullcontext()`, `None`: a `with` that does nothing."""
+    if isinstance(expression, nodes.Const):
+        return expression.value is None
+    return isinstance(expression, nodes.Call) and not expression.args and not expression.keywords and (
+        qualified_name(expression.func) == "contextlib.nullcontext")
+
+
+def _sets_cudnn(statement: nodes.NodeNG) -> bool:
+    """`torch.backends.cudnn.benchmark = True`."""
+    if not isinstance(statement, nodes.Assign):
+        return False
+    return all(isinstance(target, nodes.AssignAttr)
+               and (qualified_name(target.expr) or "") == _CUDNN for target in statement.targets)
+
+
+def moves_others_to_host(node: nodes.NodeNG) -> bool:
+    """`if not cost_matrices[0].is_cuda: cost_matrices = [m.cpu() for m in cost_matrices]` (rf-detr's
+    batched assignment, before torch_linear_assignment, whose CPU path calls `.numpy()`; its
+    matcher's `if not cost.is_cuda: cost = cost.cpu()`), `x if x.is_cuda else x.cpu()`: all the
+    test does is send every other device's tensors to the host, a path an NPU tensor takes as it
+    is, before code written for CUDA and CPU tensors only. `.is_npu` there would hand NPU tensors
+    to that code. Not where the CUDA side is what moves (`box.cpu().numpy() if box.is_cuda else
+    box.numpy()`): there an NPU tensor reaches `.numpy()`, and the test is ported. Not under
+    transfer_to_npu's NPU194 either: there `.is_cuda` keeps NPU tensors where they are, as for
+    CUDA. Only a test of a tensor's own device: after `if not torch.cuda.is_available()` or `if
+    args.device != "cuda"` the program's other tensors go to the NPU once ported, and this one
+    would stay behind on the host."""
+    if not _asks_tensor_device(node):
+        return False
+    test, siblings = test_expression(node)
+    if siblings:
+        return False
+    parent = test.parent
+    if isinstance(parent, (nodes.If, nodes.IfExp)) and parent.test is test:
+        cuda_side, other_side = (parent.body, parent.orelse) if _yes_means_cuda(node, test) \
+            else (parent.orelse, parent.body)
+        if isinstance(parent, nodes.IfExp):
+            return _on_host(other_side) and isinstance(cuda_side, (nodes.Name, nodes.Attribute, nodes.Subscript))
+        return bool(other_side) and all(isinstance(statement, nodes.Assign) and _on_host(statement.value)
+                                        for statement in other_side) \
+            and all(isinstance(statement, nodes.Pass) for statement in cuda_side)
+    return False
+
+
+def _asks_tensor_device(node: nodes.NodeNG) -> bool:
+    """`x.is_cuda`, or "cuda" compared with `x.device.type`."""
+    if isinstance(node, nodes.Attribute):
+        return node.attrname == "is_cuda" and qualified_name(node.expr) is None
+    compare = node.parent
+    if not (isinstance(node, nodes.Const) and isinstance(compare, nodes.Compare) and len(compare.ops) == 1):
+        return False
+    other = compare.ops[0][1] if compare.left is node else compare.left
+    return isinstance(other, nodes.Attribute) and other.attrname == "type" \
+        and isinstance(other.expr, nodes.Attribute) and other.expr.attrname == "device"
+
+
+def _yes_means_cuda(node: nodes.NodeNG, test: nodes.NodeNG) -> bool:
+    """Does `test` say yes where `node` (the CUDA part of it) says CUDA? `not`, `!=` and `not in`
+    turn the answer around."""
+    yes, child = True, node
+    while child is not test:
+        parent = child.parent
+        if isinstance(parent, nodes.UnaryOp) and parent.op == "not":
+            yes = not yes
+        elif isinstance(parent, nodes.Compare) and any(op in ("!=", "not in") for op, _ in parent.ops):
+            yes = not yes
+        child = parent
+    return yes
+
+
+def _on_host(expression: nodes.NodeNG) -> bool:
+    """`m.cpu()`, `m.to("cpu")`, and lists or tuples of them: what the expression makes is on the host."""
+    if isinstance(expression, (nodes.ListComp, nodes.GeneratorExp)):
+        return _on_host(expression.elt)
+    if isinstance(expression, (nodes.Tuple, nodes.List)):
+        return bool(expression.elts) and all(_on_host(element) for element in expression.elts)
+    return isinstance(expression, nodes.Call) and explicitly_on_cpu(expression)
 
 
 # The words of a keyword that takes "use CUDA or not" (`use_cuda=`, `cuda=`, `use_gpu=`), and
@@ -451,15 +592,23 @@ def _exit_message_names_library(test: nodes.NodeNG) -> str | None:
     (or a pytest skip's reason) names the library that the path past it runs, by its module name
     (`torch.sparse` is torch's, not torch_sparse). Only an assert's: a raise's message may name a
     library among other reasons ("AMP or APEX ... only on CUDA devices", where torch's AMP runs on
-    the NPU too)."""
+    the NPU too), unless the module imports that library: rf-detr's TensorRT runtime (`import
+    tensorrt as trt`) checks the engine's device with `if requested.type != "cuda": raise
+    ValueError("TensorRT runs on CUDA devices only, ...")`."""
     parent = test.parent
     message = _skip_reason(test)
+    libraries = _message_libraries()
     if message is None and isinstance(parent, nodes.Assert) and parent.test is test:
         message = parent.fail
+    if message is None and isinstance(parent, nodes.If) and parent.test is test and len(parent.body) == 1 \
+            and isinstance(parent.body[0], nodes.Raise) and parent.body[0].exc is not None:
+        message = parent.body[0].exc
+        imported = {name.split(".", 1)[0] for name in facts_of(test).imported}
+        libraries = tuple(module for module in libraries if module in imported)
     if message is None:
         return None
     texts = [node.value for node in _walk(message) if isinstance(node, nodes.Const) and isinstance(node.value, str)]
-    return next((f"`{module}`" for module in _message_libraries() for text in texts
+    return next((f"`{module}`" for module in libraries for text in texts
                  if re.search(rf"(?<![\w.]){re.escape(module)}(?![\w])", text, re.IGNORECASE)), None)
 
 

@@ -68,7 +68,7 @@ import re
 
 from astroid import nodes
 
-from npu_lint.analysis.arguments import tables
+from npu_lint.analysis.arguments import argument_role, tables
 from npu_lint.analysis.cuda_library_guards import guards_cuda_library, library_base, registers_cuda_kernel
 from npu_lint.analysis.environment import is_environment, mapping_of_key
 from npu_lint.analysis.implementation_choice import picks_implementation
@@ -86,7 +86,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
     library guard', "device of a CUDA kernel's registration", "device of a CUDA-only library's
     class", 'test label', 'test parameter name', 'build for a platform', 'CUDA kernel workaround',
     'text of a test case', 'implementation choice', 'device recorded in a TorchScript graph', 'word
-    of another vocabulary', 'text of a program's output', 'registry key'), or None when it is one."""
+    of another vocabulary', 'text of a program's output', 'registry key', "path of a library's
+    CUDA device"), or None when it is one."""
     if _in_literal_type(node):
         return "type"
     if _enum_member_value(node):
@@ -129,7 +130,26 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "text of a program's output"
     if _registry_key(node):
         return "registry key"
+    if _on_library_cuda_path(node):
+        return "path of a library's CUDA device"
     return None
+
+
+def _on_library_cuda_path(node: nodes.NodeNG) -> bool:
+    """`if device == 'cuda': device_vad = f'cuda:{device_index}'` in whisperx's load_model, whose
+    `device` is faster-whisper's (`WhisperModel(..., device=device)`): the branch runs only where
+    that library runs on CUDA, which it never does on an Ascend host ("cpu" is its device there),
+    so what the branch picks is CUDA's alone; "npu" there would send a CUDA host's VAD to an NPU."""
+    child, parent = node, node.parent
+    while parent is not None and not isinstance(parent, (nodes.FunctionDef, nodes.ClassDef, nodes.Module)):
+        if isinstance(parent, nodes.If) and child in parent.body and isinstance(parent.test, nodes.Compare) \
+                and len(parent.test.ops) == 1 and parent.test.ops[0][0] == "==":
+            operands = (parent.test.left, parent.test.ops[0][1])
+            if any(isinstance(operand, nodes.Const) and operand.value == "cuda"
+                   and argument_role(operand) == "library_device" for operand in operands):
+                return True
+        child, parent = parent, parent.parent
+    return False
 
 
 # Words of the vocabulary a device or backend name belongs to: one of them beside "cuda" in a
