@@ -13,6 +13,20 @@ modelscope) take an `impl` argument:
 tests the tensor's device, so an NPU tensor takes the reference path with `impl` left as it is;
 "npu" would fail the assert. Near miss: where a test of `impl == 'cuda'` alone picks the CUDA
 kernel, the default sends NPU tensors into it, and the string stays a finding.
+
+A choice between the languages a GPU kernel is written in names no device either (OLMo-core's MoE
+token reorder, data/arguments.yaml `kernel_languages`):
+
+    if backend not in ("auto", "cuda", "triton"):
+        raise ValueError(f"Invalid backend: {backend}")
+    if backend == "auto":
+        backend = "cuda"
+
+"cuda" is the CUDA C++ kernel beside the Triton one; "npu" would fail the check, and neither
+kernel runs on the NPU: the kernels are reported where they are built and guarded (NPU411, NPU402,
+NPU104). Such a choice needs no device test beside it. The value counts in the collection of
+choices, as a name's default, keyword, comparison or assigned value (also the default of
+`os.getenv`) where the module tests that name against such a collection.
 """
 from __future__ import annotations
 
@@ -22,13 +36,24 @@ from npu_lint.analysis.arguments import parameter_of_default, tables
 
 _COLLECTIONS = (nodes.Tuple, nodes.List, nodes.Set)
 _DEVICE_WORDS = frozenset({"cuda", "npu", "gpu", "auto"})
+_GETTERS = frozenset({"getenv", "get"})  # os.getenv(name, default), os.environ.get(name, default)
+_TEXT_METHODS = frozenset({"lower", "strip", "upper"})
 
 
 def picks_implementation(node: nodes.NodeNG) -> bool:
-    """Is `node` (a "cuda" string) a value of a name that picks between implementations, whose
-    every CUDA choice in the module also tests the tensor's device?"""
+    """Is `node` (a "cuda" string) one of a collection of kernel languages, or a value of a name
+    that picks between implementations: one tested against kernel languages, or one whose every
+    CUDA choice in the module also tests the tensor's device?"""
+    if isinstance(node.parent, _COLLECTIONS) and _kernel_languages(node.parent):
+        return True
     name = _name_given(node)
     return name is not None and name in _implementation_selectors(node.root())
+
+
+def _kernel_languages(collection: nodes.NodeNG) -> bool:
+    """`("cuda", "triton", "te")`: "cuda" beside another language a GPU kernel is written in."""
+    words = {elt.value for elt in collection.elts if isinstance(elt, nodes.Const) and isinstance(elt.value, str)}
+    return "cuda" in words and bool(words & tables().not_values.kernel_languages)
 
 
 def _name_given(node: nodes.NodeNG) -> str | None:
@@ -39,6 +64,12 @@ def _name_given(node: nodes.NodeNG) -> str | None:
         return parent.arg
     if isinstance(parent, nodes.Arguments):
         return parameter_of_default(parent, node)
+    if isinstance(parent, nodes.Call) and isinstance(parent.func, nodes.Attribute) \
+            and parent.func.attrname in _GETTERS and any(arg is node for arg in parent.args[1:]):
+        parent = _assigned_by(parent)  # `backend = os.getenv("KERNEL_BACKEND", "cuda").lower()`
+    if isinstance(parent, nodes.Assign) and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], nodes.AssignName):
+        return parent.targets[0].name
     while isinstance(parent, _COLLECTIONS):
         parent = parent.parent
     if isinstance(parent, nodes.Compare) and len(parent.ops) == 1:
@@ -46,6 +77,15 @@ def _name_given(node: nodes.NodeNG) -> str | None:
         names = [operand.name for operand in operands if isinstance(operand, nodes.Name)]
         return names[0] if names else None
     return None
+
+
+def _assigned_by(call: nodes.Call) -> nodes.NodeNG:
+    """The statement a call's value goes to through text methods (`.lower()`, `.strip()`)."""
+    expression = call
+    while isinstance(expression.parent, nodes.Attribute) and isinstance(expression.parent.parent, nodes.Call) \
+            and expression.parent.attrname in _TEXT_METHODS:
+        expression = expression.parent.parent
+    return expression.parent
 
 
 def _implementation_selectors(module: nodes.Module) -> frozenset[str]:
@@ -58,17 +98,20 @@ def _implementation_selectors(module: nodes.Module) -> frozenset[str]:
     device_words = tables().not_values.device_types | _DEVICE_WORDS
     with_other_choices: set[str] = set()
     cuda_tests: dict[str, list[nodes.Compare]] = {}
+    kernel_choices: set[str] = set()
     for compare in module.nodes_of_class(nodes.Compare):
         if len(compare.ops) != 1 or not isinstance(compare.left, nodes.Name):
             continue
         operator, right = compare.ops[0]
-        if operator in ("in", "not in") and isinstance(right, _COLLECTIONS):
+        if operator in ("in", "not in") and isinstance(right, _COLLECTIONS) and _kernel_languages(right):
+            kernel_choices.add(compare.left.name)
+        elif operator in ("in", "not in") and isinstance(right, _COLLECTIONS):
             words = [elt.value for elt in right.elts if isinstance(elt, nodes.Const) and isinstance(elt.value, str)]
             if "cuda" in words and any(word.split(":")[0] not in device_words for word in words):
                 with_other_choices.add(compare.left.name)
         elif operator in ("==", "!=") and isinstance(right, nodes.Const) and right.value == "cuda":
             cuda_tests.setdefault(compare.left.name, []).append(compare)
-    selectors = frozenset(
+    selectors = frozenset(kernel_choices) | frozenset(
         name for name in with_other_choices
         if cuda_tests.get(name) and all(_beside_device_test(test) for test in cuda_tests[name]))
     module._npu_lint_implementation_selectors = selectors
