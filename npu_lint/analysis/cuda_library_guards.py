@@ -293,11 +293,13 @@ def _check_before_kernels(test: nodes.NodeNG) -> bool:
 
 
 def _only_checks(statements: list[nodes.NodeNG]) -> bool:
-    """Checks that raise (`if ...: raise`, `assert`), also in loops, with a docstring and the names
-    they read: nothing that computes or calls."""
+    """Checks that raise (`if ...: raise`, `assert`), also in loops and under a test (OLMo-core's
+    `if out is not None:` before its checks of `out`), with a docstring and the names they read:
+    nothing that computes or calls."""
     for statement in statements:
         if isinstance(statement, nodes.If):
-            if not (_raises_only(statement.body) and _only_checks(statement.orelse)):
+            if not ((_raises_only(statement.body) or _only_checks(statement.body))
+                    and _only_checks(statement.orelse)):
                 return False
         elif isinstance(statement, nodes.For):
             if not (_only_checks(statement.body) and not statement.orelse):
