@@ -51,9 +51,10 @@ def picks_implementation(node: nodes.NodeNG) -> bool:
 
 
 def _kernel_languages(collection: nodes.NodeNG) -> bool:
-    """`("cuda", "triton", "te")`: "cuda" beside another language a GPU kernel is written in."""
+    """`("cuda", "triton", "te")`: "cuda" beside another language a GPU kernel is written in, also
+    one of its variants (`("te_fused", "te_unfused", "cuda")`)."""
     words = {elt.value for elt in collection.elts if isinstance(elt, nodes.Const) and isinstance(elt.value, str)}
-    return "cuda" in words and bool(words & tables().not_values.kernel_languages)
+    return "cuda" in words and any(word.split("_", 1)[0] in tables().not_values.kernel_languages for word in words)
 
 
 def _name_given(node: nodes.NodeNG) -> str | None:
