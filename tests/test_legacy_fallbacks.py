@@ -28,3 +28,40 @@ def test_the_newest_target_never_reaches_either_fallback():
 def test_torch_2_1_reaches_the_grad_scaler_fallback_only():
     # torch.amp.autocast is in torch 2.1, torch.amp.GradScaler came with torch 2.3
     assert _codes(Settings(target_torch_npu="2.1")) == [(5, "NPU101")]
+
+
+# mergekit 0.1.5's common.py, shortened: torch.accelerator (torch 2.6) answers "npu" on an Ascend
+# host, so the torch.cuda fallback runs only on an older torch. A name the table does not track
+# (torch.xpu) says nothing about the target: its fallback stays a finding.
+ACCELERATOR_TEXT = """import torch
+
+
+def get_torch_accelerator_module():
+    return (
+        getattr(torch, torch.accelerator.current_accelerator().type)
+        if hasattr(torch, "accelerator")
+        else torch.cuda
+    )
+
+
+def get_torch_accelerator_type():
+    if not hasattr(torch, "accelerator"):
+        return "cuda"
+    return torch.accelerator.current_accelerator().type
+
+
+def get_xpu_or_cuda():
+    return torch.xpu if hasattr(torch, "xpu") else torch.cuda
+"""
+
+
+def _accelerator_codes(settings: Settings) -> list[tuple[int, str]]:
+    return [(f.start.line, f.code) for f in Engine(settings).check_text(ACCELERATOR_TEXT, "<string>").findings]
+
+
+def test_the_newest_target_never_reaches_the_fallback_of_torch_accelerator():
+    assert _accelerator_codes(Settings()) == [(19, "NPU101")]
+
+
+def test_torch_2_1_reaches_the_fallback_of_torch_accelerator():
+    assert _accelerator_codes(Settings(target_torch_npu="2.1")) == [(8, "NPU101"), (14, "NPU111"), (19, "NPU101")]

@@ -5,6 +5,7 @@ import re
 
 from astroid import nodes
 
+from npu_lint.analysis.legacy_fallbacks import may_test_torch_names, reached_only_by_older_torch
 from npu_lint.analysis.npu_branches import may_name_npu, off_npu_path
 from npu_lint.analysis.npu_siblings import in_class_with_npu_sibling, in_function_with_npu_twin
 from npu_lint.analysis.torch_npu_import import (
@@ -33,6 +34,7 @@ class ModuleContext:
         self.findings: list[Finding] = []
         self.scratch: dict = {}  # per-module state of checks, keyed by check
         self._may_name_npu: bool | None = None
+        self._may_test_torch_names: bool | None = None
 
     def nodes_of(self, types: type | tuple[type, ...]) -> list[nodes.NodeNG]:
         """The module's nodes of these types (or their subclasses) in source order, as
@@ -168,6 +170,11 @@ class ModuleContext:
             self._may_name_npu = may_name_npu(self.text)
         if node is not self.module and self._may_name_npu and off_npu_path(node, self):
             return  # a branch an NPU machine never takes: the project handles the NPU already
+        if self._may_test_torch_names is None:
+            self._may_test_torch_names = may_test_torch_names(self.text)
+        if node is not self.module and self._may_test_torch_names \
+                and reached_only_by_older_torch(node, self.settings.release):
+            return  # the fallback of `if hasattr(torch, "accelerator")`: the target's torch has the name
         if node is not self.module and self.settings.strategy != "auto" and (
                 in_class_with_npu_sibling(node) or in_function_with_npu_twin(node)):
             # The NPU runs its own class or function. Not on the transfer_to_npu route: there

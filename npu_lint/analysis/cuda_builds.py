@@ -63,6 +63,14 @@ def _names_cuda_source(sources: nodes.NodeNG, follow: bool = True) -> bool:
                           for name in sources.nodes_of_class(nodes.Name) for value in _assigned_values(name))
 
 
+def builds_cuda_sources(call: nodes.Call) -> bool:
+    """`LazyCudaExtension(name="moe_chunk_reorder", sources=("moe_chunk_reorder.cpp",
+    "moe_chunk_reorder_kernel.cu"))` (OLMo-core's kernels): a project's own build helper, whatever
+    its name, handed `.cu` files as its `sources` builds them with nvcc."""
+    return any(keyword.arg == "sources" and _names_cuda_source(keyword.value, follow=False)
+               for keyword in call.keywords or ())
+
+
 def _assigned_values(name: nodes.Name) -> list[nodes.NodeNG]:
     try:
         _scope, assignments = name.lookup(name.name)

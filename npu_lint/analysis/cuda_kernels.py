@@ -11,7 +11,8 @@
     torch.ops.ns.rope(x)                         also as the custom ops they are registered as
 
 (torchtitan's overrides/fused_mla.py, fused_swiglu.py, helion_rope.py.) A module name bound to the
-module's own CUDA build (analysis/cuda_builds.py) counts as such a kernel too, and so does a function
+module's own CUDA build (analysis/cuda_builds.py), also one a build helper of the project makes from
+`.cu` sources (OLMo-core's `LazyCudaExtension(sources=(..."kernel.cu"))`), counts as such a kernel too, and so does a function
 that imports from a module of the project named for a CUDA-only library (openai-whisper's timing.py:
 `def dtw_cuda(x): from .triton_ops import dtw_kernel`). A device test that
 decides whether one of them runs keeps NPU tensors out of a CUDA kernel, and the device a custom
@@ -26,8 +27,8 @@ from typing import Iterator
 
 from astroid import nodes
 
-from npu_lint.analysis.cuda_builds import (built_module_names, cuda_build_argument, imports_cuda_build,
-                                          prebuilt_extension_names)
+from npu_lint.analysis.cuda_builds import (built_module_names, builds_cuda_sources, cuda_build_argument,
+                                          imports_cuda_build, prebuilt_extension_names)
 from npu_lint.analysis.kernel_wrappers import applied_decorator
 from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.module_facts import facts_of
@@ -88,19 +89,17 @@ def _names_of_builds(module: nodes.Module) -> frozenset[str]:
     fast_lsh_cumulation as lsh_cumulation` after `load("fast_lsh_cumulation", ...)` (YOSO), `from . import
     upfirdn2d_ext` of an extension the project's setup.py builds (basicsr, fairscale). A
     function that calls into one runs a CUDA kernel just as one that launches a Triton kernel."""
-    prebuilt = prebuilt_extension_names(module)
     built = built_module_names(module)
-    if not built:
-        return prebuilt
-    names = set(prebuilt)
+    names = set(prebuilt_extension_names(module))
     for name, assignments in module.locals.items():
         for assignment in assignments:
-            if isinstance(assignment, nodes.Import) and imports_cuda_build(assignment, name):
+            if built and isinstance(assignment, nodes.Import) and imports_cuda_build(assignment, name):
                 names.add(name)
             elif isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign) \
                     and isinstance(assignment.parent.value, nodes.Call) \
-                    and cuda_build_argument(assignment.parent.value) is not None:
-                names.add(name)
+                    and (built and cuda_build_argument(assignment.parent.value) is not None
+                         or builds_cuda_sources(assignment.parent.value)):
+                names.add(name)  # also `_EXTENSION = LazyCudaExtension(sources=(..."kernel.cu"))`
     return frozenset(names)
 
 

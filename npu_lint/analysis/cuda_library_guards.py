@@ -22,8 +22,9 @@
     if not x.is_cuda:                            or a Triton/Helion kernel of the module
         return super().forward(x)                (analysis/cuda_kernels.py), also through a
     return fused_rope(x)                         function that returns the test, or one that
-    def assert_supported(x):                     only checks what the kernels take
-        if x.device.type != "cuda": raise RuntimeError("runs CUDA kernels")
+    def assert_supported(x):                     only checks what the kernels take (or what a
+        if x.device.type != "cuda": raise RuntimeError("runs CUDA kernels")   library its callers
+                                                 then call takes: llm-foundry's check_valid_inputs)
     @torch.library.custom_op("ns::op", device_types="cuda")   the device such a kernel is
     def op(x): _kernel[grid](x)                               registered for
     if is_cuda: loss = rnnt.tdt_loss_gpu          or over an error where there is no twin
@@ -430,15 +431,29 @@ def _check_before_kernels(test: nodes.NodeNG) -> bool:
         or (isinstance(statement, nodes.Assert) and statement.test is test)
     function = statement.scope() if refuses else None
     return isinstance(function, nodes.FunctionDef) and _only_checks(function.body) \
-        and bool(kernel_names(function.root()))
+        and (bool(kernel_names(function.root())) or _called_before_library(function))
+
+
+def _called_before_library(function: nodes.FunctionDef) -> bool:
+    """`check_valid_inputs(query, key, value)` in llm-foundry's flash_attn_fn, whose next statements
+    call flash_attn's kernels: a check function of the module whose every call in it goes on to a
+    CUDA-only library is what those callers run before the library."""
+    if not isinstance(function.parent, nodes.Module):
+        return False
+    calls = [call for call in function.root().nodes_of_class(nodes.Call)
+             if isinstance(call.func, nodes.Name) and call.func.name == function.name]
+    return bool(calls) and all(any(_library_named(after) for after in statements_after(call.statement()))
+                               for call in calls)
 
 
 def _only_checks(statements: list[nodes.NodeNG]) -> bool:
-    """Checks that raise (`if ...: raise`, `assert`), also in loops, with a docstring and the names
-    they read: nothing that computes or calls."""
+    """Checks that raise (`if ...: raise`, `assert`), also in loops and under a test (OLMo-core's
+    `if out is not None:` before its checks of `out`), with a docstring and the names they read:
+    nothing that computes or calls."""
     for statement in statements:
         if isinstance(statement, nodes.If):
-            if not (_raises_only(statement.body) and _only_checks(statement.orelse)):
+            if not ((_raises_only(statement.body) or _only_checks(statement.body))
+                    and _only_checks(statement.orelse)):
                 return False
         elif isinstance(statement, nodes.For):
             if not (_only_checks(statement.body) and not statement.orelse):

@@ -13,11 +13,26 @@ from torch.amp:
 Where the target's torch has the torch.amp name (data/torch_surface.yaml), the program imports it
 from there and never reaches the fallback: the port has nothing to change in it. For an older target
 (torch.amp.GradScaler came with torch 2.3) the fallback runs and stays a finding.
+
+The same holds for any code in the branch a torch without some name takes, where the target's
+torch has that name (mergekit's common.py):
+
+    return (
+        getattr(torch, torch.accelerator.current_accelerator().type)
+        if hasattr(torch, "accelerator")
+        else torch.cuda
+    )
+
+torch.accelerator came with torch 2.6 and answers "npu" on an Ascend host (torch_npu registers its
+device with it): the `else` runs only on an older torch, so a finding there is dropped for every
+rule (`ModuleContext.report`). A name the table does not track (`hasattr(torch, "xpu")`) says
+nothing, and for an older target the fallback runs and stays a finding.
 """
 from __future__ import annotations
 
 from astroid import nodes
 
+from npu_lint.analysis.names import qualified_name
 from npu_lint.knowledge.torch_surface import torch_has
 
 _CUDA_AMP = "torch.cuda.amp"
@@ -40,3 +55,36 @@ def _other_branch(stmt: nodes.ImportFrom) -> list:
     if isinstance(parent, nodes.ExceptHandler) and isinstance(parent.parent, nodes.Try):
         return parent.parent.body
     return []
+
+
+def may_test_torch_names(text: str) -> bool:
+    """False when the text has no `hasattr(` test that `reached_only_by_older_torch` reads."""
+    return "hasattr(" in text
+
+
+def reached_only_by_older_torch(node: nodes.NodeNG, release: str | None) -> bool:
+    """Is `node` in the branch that `if hasattr(torch, "accelerator")` (or its conditional
+    expression) takes where torch lacks that name, while the target's torch has it?"""
+    child, parent = node, node.parent
+    while parent is not None:
+        if isinstance(parent, (nodes.If, nodes.IfExp)) and child is not parent.test:
+            in_else = child is parent.orelse if isinstance(parent, nodes.IfExp) \
+                else any(child is stmt for stmt in parent.orelse)
+            test = parent.test
+            if in_else and _has_torch_name(test, release):
+                return True
+            if not in_else and isinstance(test, nodes.UnaryOp) and test.op == "not" \
+                    and _has_torch_name(test.operand, release):
+                return True  # `if not hasattr(torch, "accelerator"): return torch.cuda`
+        child, parent = parent, parent.parent
+    return False
+
+
+def _has_torch_name(test: nodes.NodeNG, release: str | None) -> bool:
+    """`hasattr(torch, "accelerator")` where the target's torch has torch.accelerator."""
+    if not (isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and test.func.name == "hasattr"
+            and len(test.args) == 2 and isinstance(test.args[1], nodes.Const) and isinstance(test.args[1].value, str)):
+        return False
+    owner = qualified_name(test.args[0])
+    return bool(owner) and (owner == "torch" or owner.startswith("torch.")) \
+        and torch_has(f"{owner}.{test.args[1].value}", release)

@@ -42,6 +42,9 @@
     def bias_act(x, impl="cuda"):       a choice of implementation, not of device, where each
         assert impl in ["ref", "cuda"]  test that picks the CUDA one also tests the tensor's
                                         device (StyleGAN's ops: analysis/implementation_choice.py)
+    if backend not in ("cuda", "triton"):
+        raise ValueError(backend)      a choice of the language a kernel is written in (OLMo-core's
+                                        MoE reorder kernels): "cuda" is the CUDA C++ kernel
     output = subprocess.check_output(["readelf", "-d", lib])
     if "cuda" in str(output)           a search in the text another program printed (horovod's
                                         build utils ask whether MXNet was built with CUDA): it
