@@ -291,6 +291,14 @@ def test_platform_questions_and_replaced_defaults_are_off_the_npu_path(body):
         if current_platform.is_cuda_alike():
             return torch.cuda.Stream()
     """, [(4, "NPU101")]),
+    # only a value that computes nothing counts as a default (a call's is computed on the NPU too)
+    ("""
+    def pick(is_torch_npu_available, make_device):
+        device = make_device("cuda")
+        if is_torch_npu_available():
+            device = "npu"
+        return device
+    """, [(3, "NPU111")]),
     # the default is read before the NPU's test replaces it
     ("""
     def pick(is_torch_npu_available):

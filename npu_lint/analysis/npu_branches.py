@@ -170,9 +170,11 @@ def _replaced_on_npu(assign: nodes.Assign | nodes.AnnAssign) -> bool:
     then `if platform.is_cuda_alike(): ... elif platform.is_npu(): backend = "hccl"` (FastVideo's
     init_distributed_environment): the first value is the default of the hosts that are no NPU,
     and the NPU's branch of a test right after it stores the NPU's own. "npu" there would be the
-    CUDA hosts' device. Nothing may read the name between the two."""
+    CUDA hosts' device. Nothing may read the name between the two, and the first value computes
+    nothing (a literal, `torch.device("cuda")`)."""
     targets = assign.targets if isinstance(assign, nodes.Assign) else [assign.target]
-    if len(targets) != 1 or not isinstance(targets[0], (nodes.AssignName, nodes.AssignAttr)):
+    if len(targets) != 1 or not isinstance(targets[0], (nodes.AssignName, nodes.AssignAttr)) \
+            or not _computes_nothing(assign.value):
         return False
     name = targets[0].as_string()
     statement = assign.next_sibling()
@@ -187,6 +189,15 @@ def _replaced_on_npu(assign: nodes.Assign | nodes.AnnAssign) -> bool:
             return False  # read (or changed) before the NPU's test: the first value is used there
         statement = statement.next_sibling()
     return False
+
+
+def _computes_nothing(value: nodes.NodeNG | None) -> bool:
+    """A literal, or `torch.device` of literals: evaluated on the NPU too before the NPU's branch
+    replaces it, it asks nothing of CUDA (`torch.cuda.current_device()` there would raise)."""
+    if isinstance(value, (nodes.Const, nodes.JoinedStr)):
+        return True
+    return isinstance(value, nodes.Call) and qualified_name(value.func) == "torch.device" \
+        and all(isinstance(arg, (nodes.Const, nodes.JoinedStr)) for arg in value.args) and not value.keywords
 
 
 def _stores(body: list[nodes.NodeNG], name: str) -> bool:
