@@ -41,6 +41,7 @@ class NotValues:
     platforms: frozenset[str]
     test_parameter_names: dict[str, str] = dataclasses.field(default_factory=dict)
     process_output_calls: frozenset[str] = frozenset()  # calls that answer another program's text
+    test_label_methods: frozenset[str] = frozenset()  # methods whose every argument labels a test
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,6 +80,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
             frozenset(map(str, other["platforms"])),
             {str(k): str(v) for k, v in other.get("test_parameter_names", {}).items()},
             frozenset(map(str, other.get("process_output_calls", ()))),
+            frozenset(map(str, other.get("test_label_methods", ()))),
         )
         cuda_only = {str(callee): frozenset(map(str, keywords))
                      for callee, keywords in data.get("cuda_only_keywords", {}).items()}

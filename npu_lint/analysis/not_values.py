@@ -359,12 +359,16 @@ def _registry_key(node: nodes.NodeNG) -> bool:
 
 def _test_label(node: nodes.NodeNG) -> bool:
     """`pytest.param(device, id="cuda:0")`, `parametrize(..., ids=["cpu", "cuda"])`: the name
-    pytest reports the case under."""
+    pytest reports the case under; any argument of unittest's `self.subTest(device="cuda")`
+    (gpytorch's kernel tests), which only names the sub-test in the report."""
     slot = _argument_slot(node)
-    if slot is None or slot[2] is None:
+    if slot is None:
         return False
     call, _argument, keyword = slot
-    return tables().not_values.test_labels.get(qualified_name(call.func) or "") == keyword
+    labels = tables().not_values
+    if isinstance(call.func, nodes.Attribute) and call.func.attrname in labels.test_label_methods:
+        return True
+    return keyword is not None and labels.test_labels.get(qualified_name(call.func) or "") == keyword
 
 
 def _test_parameter_name(node: nodes.NodeNG) -> bool:
