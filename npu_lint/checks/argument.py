@@ -8,6 +8,8 @@
     unless_called: stay quiet in a module that calls one of these (a setting that answers the advice);
                    such advice is said once per module, at its first call, the others related
                    (one setting answers them all: transformers' layoutlm made 8 NPU702 findings)
+    outside_tests: stay quiet inside a test function (analysis/test_code.py): advice for training
+                   code that a test does on purpose (gradcheck)
 
 A call that passes `*args` or `**kwargs` where the argument could hide is never judged missing.
 """
@@ -17,6 +19,7 @@ from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import name_trigger, qualified_name
+from npu_lint.analysis.test_code import in_test_function
 from npu_lint.checks.base import Check
 
 _MODULE_CALLS = "argument:module-calls"
@@ -59,6 +62,7 @@ class ArgumentCheck(Check):
         self.missing = match.get("missing", False)
         self.values = frozenset(match.get("values", ()))
         self.unless_called = frozenset(match.get("unless_called", ()))
+        self.outside_tests = match.get("outside_tests", False)
 
     def triggers(self) -> frozenset:
         return frozenset(name_trigger(name) for name in self.calls | self.any_call)
@@ -66,6 +70,8 @@ class ArgumentCheck(Check):
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
         qname = qualified_name(node.func)
         if qname is None or (qname not in self.calls and qname not in self.any_call):
+            return
+        if self.outside_tests and in_test_function(node):
             return
         target, value = node, ""
         if qname not in self.any_call:
