@@ -42,6 +42,7 @@ class NotValues:
     test_parameter_names: dict[str, str] = dataclasses.field(default_factory=dict)
     process_output_calls: frozenset[str] = frozenset()  # calls that answer another program's text
     kernel_languages: frozenset[str] = frozenset()  # what a kernel is written in beside CUDA C++ (Triton)
+    test_label_methods: frozenset[str] = frozenset()  # methods whose every argument labels a test
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,6 +86,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
             {str(k): str(v) for k, v in other.get("test_parameter_names", {}).items()},
             frozenset(map(str, other.get("process_output_calls", ()))),
             frozenset(map(str, other.get("kernel_languages", ()))),
+            frozenset(map(str, other.get("test_label_methods", ()))),
         )
         cuda_only = {str(callee): frozenset(map(str, keywords))
                      for callee, keywords in data.get("cuda_only_keywords", {}).items()}

@@ -269,7 +269,17 @@ def _searched_in_case_texts(node: nodes.NodeNG) -> bool:
 def _parametrized_cases(function: nodes.FunctionDef, name: str) -> list[str]:
     """The string values `@pytest.mark.parametrize(name, [...])` gives the parameter `name`; empty
     when one is not a string literal (or a `pytest.param` of one) or the list is not in the module."""
-    for decorator in function.decorators.nodes:
+    values = parametrized_values(function, name)
+    if not all(isinstance(value, nodes.Const) and isinstance(value.value, str) for value in values):
+        return []
+    return [value.value for value in values]
+
+
+def parametrized_values(function: nodes.FunctionDef, name: str) -> list[nodes.NodeNG]:
+    """The values `@pytest.mark.parametrize(name, [...])` gives the parameter `name` (a
+    `pytest.param`'s first argument for one), also from a list bound at the module's top; empty
+    when no such decorator names it alone or its list is not a literal one."""
+    for decorator in function.decorators.nodes if function.decorators else ():
         if not (isinstance(decorator, nodes.Call) and last_name(decorator.func) == "parametrize"
                 and len(decorator.args) >= 2 and isinstance(decorator.args[0], nodes.Const)
                 and decorator.args[0].value == name):
@@ -279,14 +289,8 @@ def _parametrized_cases(function: nodes.FunctionDef, name: str) -> list[str]:
             values = _module_constant(function.root(), values.name)
         if not isinstance(values, (nodes.List, nodes.Tuple)):
             return []
-        cases = []
-        for value in values.elts:
-            if isinstance(value, nodes.Call) and last_name(value.func) == "param" and value.args:
-                value = value.args[0]
-            if not (isinstance(value, nodes.Const) and isinstance(value.value, str)):
-                return []
-            cases.append(value.value)
-        return cases
+        return [value.args[0] if isinstance(value, nodes.Call) and last_name(value.func) == "param"
+                and value.args else value for value in values.elts]
     return []
 
 
@@ -378,12 +382,16 @@ def _registry_key(node: nodes.NodeNG) -> bool:
 
 def _test_label(node: nodes.NodeNG) -> bool:
     """`pytest.param(device, id="cuda:0")`, `parametrize(..., ids=["cpu", "cuda"])`: the name
-    pytest reports the case under."""
+    pytest reports the case under; any argument of unittest's `self.subTest(device="cuda")`
+    (gpytorch's kernel tests), which only names the sub-test in the report."""
     slot = _argument_slot(node)
-    if slot is None or slot[2] is None:
+    if slot is None:
         return False
     call, _argument, keyword = slot
-    return tables().not_values.test_labels.get(qualified_name(call.func) or "") == keyword
+    labels = tables().not_values
+    if isinstance(call.func, nodes.Attribute) and call.func.attrname in labels.test_label_methods:
+        return True
+    return keyword is not None and labels.test_labels.get(qualified_name(call.func) or "") == keyword
 
 
 def _test_parameter_name(node: nodes.NodeNG) -> bool:

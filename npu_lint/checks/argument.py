@@ -12,6 +12,8 @@
               (`"npu"`, or the accelerator's on the agnostic route)
     quiet_with: keyword -> texts: a call that passes one of them is left alone
               (`GradScaler(enabled=False)` scales nothing on any device)
+    outside_tests: stay quiet inside a test function (analysis/test_code.py): advice for training
+                   code that a test does on purpose (gradcheck)
 
 A call that passes `*args` or `**kwargs` where the argument could hide is never judged missing.
 """
@@ -22,6 +24,7 @@ from astroid import nodes
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.device_neutral import expression, insert_first_argument
 from npu_lint.analysis.names import name_trigger, qualified_name
+from npu_lint.analysis.test_code import in_test_function
 from npu_lint.checks.base import Check
 
 _MODULE_CALLS = "argument:module-calls"
@@ -66,6 +69,7 @@ class ArgumentCheck(Check):
         self.unless_called = frozenset(match.get("unless_called", ()))
         self.insert = match.get("insert")
         self.quiet_with = {name: frozenset(texts) for name, texts in match.get("quiet_with", {}).items()}
+        self.outside_tests = match.get("outside_tests", False)
 
     def triggers(self) -> frozenset:
         return frozenset(name_trigger(name) for name in self.calls | self.any_call)
@@ -76,6 +80,8 @@ class ArgumentCheck(Check):
             return
         if any(item.arg in self.quiet_with and ctx.node_text(item.value) in self.quiet_with[item.arg]
                for item in node.keywords or ()):
+            return
+        if self.outside_tests and in_test_function(node):
             return
         target, value, edits, agnostic_edits = node, "", (), ()
         if qname not in self.any_call:

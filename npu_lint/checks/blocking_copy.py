@@ -44,6 +44,20 @@ def _names_a_device(call: nodes.Call, ctx: ModuleContext) -> bool:
     return any(word.startswith(_DEVICE_WORDS) for word in words)
 
 
+def _built_here(receiver: nodes.NodeNG) -> bool:
+    """A class called by its CamelCase name outside torch (botorch's map_saas.py builds
+    `MaternKernel(nu=2.5, ...).to(dtype=dtype, device=device)` once per pass of its loop): a
+    module or a model moved once, as it is made, not a batch; torch's own (`torch.Tensor(...)`)
+    are left to inference."""
+    if not isinstance(receiver, nodes.Call):
+        return False
+    callee = receiver.func
+    name = callee.attrname if isinstance(callee, nodes.Attribute) else getattr(callee, "name", "")
+    if not (name[:1].isupper() and any(letter.islower() for letter in name)):
+        return False
+    return not (qualified_name(callee) or "").startswith("torch.")
+
+
 class BlockingCopy(Check):
     node_types = (nodes.Call,)
 
@@ -68,5 +82,7 @@ class BlockingCopy(Check):
         kind = receiver_kind(func.expr)
         if kind not in (ReceiverKind.TENSOR, ReceiverKind.UNKNOWN):
             return
+        if kind is ReceiverKind.UNKNOWN and _built_here(func.expr):
+            return  # `MaternKernel(...).to(dtype=dtype, device=device)`: an object moved as it is made
         confidence = Confidence.INFERENCE if kind is ReceiverKind.TENSOR else Confidence.INFERENCE_FAILURE
         ctx.report(self.rule, node, confidence=confidence, call=f".{func.attrname}()")

@@ -38,7 +38,7 @@ from npu_lint.analysis.cuda_library_guards import (
 )
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.names import bindings, compared_operands, qualified_name
-from npu_lint.analysis.not_values import literal_members_declaring, not_a_value
+from npu_lint.analysis.not_values import literal_members_declaring, not_a_value, parametrized_values
 from npu_lint.analysis.other_frameworks import other_framework_code
 from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call
 from npu_lint.checks.base import Check
@@ -218,7 +218,9 @@ class StringCheck(Check):
             return
         if self.only_in == "comparison" and (_compared_with_option(tested)
                                              or _compared_with_program_backend(tested, value)
-                                             or _compared_with_program_choice(tested)):
+                                             or _compared_with_program_choice(tested)
+                                             or _compared_with_command_line(tested)
+                                             or _compared_with_test_parameter(tested, value)):
             return
         if self.outside_wrapper is not None:
             call = enclosing_call(expression)
@@ -488,6 +490,84 @@ def _compared_with_program_choice(node: nodes.NodeNG) -> bool:
         return False
     others = [operand for operand in compared_operands(compare) if operand is not node]
     return bool(others) and all(_holds_program_literal(operand) for operand in others)
+
+
+def _compared_with_command_line(node: nodes.NodeNG) -> bool:
+    """`args.device == "cuda"` where `args` is what argparse parsed (`args = parser.parse_args()`,
+    `args, _ = parser.parse_known_args()`) or a function's `args` / `argparse.Namespace` parameter
+    (MACE's run_train.py and distributed_tools.py, TorchANI's benchmarks): the option holds the
+    string the user typed, which transfer_to_npu leaves as it is, so the test still holds on the
+    NPU. A field of another object (`batch.device`) may be a device torch answers, and is reported."""
+    compare = node.parent
+    if not isinstance(compare, nodes.Compare):
+        return False
+    others = [operand for operand in compared_operands(compare) if operand is not node]
+    return bool(others) and all(
+        isinstance(operand, nodes.Attribute) and isinstance(operand.expr, nodes.Name)
+        and _parsed_arguments(operand.expr) for operand in others)
+
+
+_PARSER_METHODS = frozenset({"parse_args", "parse_known_args"})
+
+
+def _parsed_arguments(name: nodes.Name) -> bool:
+    assignments = bindings(name)
+    return bool(assignments) and all(_binds_parsed_arguments(assignment) for assignment in assignments)
+
+
+def _binds_parsed_arguments(assignment: nodes.NodeNG) -> bool:
+    if not isinstance(assignment, nodes.AssignName):
+        return False
+    parent = assignment.parent
+    if isinstance(parent, nodes.Arguments):
+        annotation = _annotation_of(parent, assignment)
+        if annotation is not None:
+            return isinstance(annotation, (nodes.Name, nodes.Attribute)) and _last(annotation) == "Namespace"
+        return assignment.name == "args"
+    if isinstance(parent, nodes.Tuple) and parent.elts and parent.elts[0] is assignment:
+        parent = parent.parent  # `args, unknown = parser.parse_known_args()`
+    value = parent.value if isinstance(parent, nodes.Assign) else None
+    return isinstance(value, nodes.Call) and isinstance(value.func, nodes.Attribute) \
+        and value.func.attrname in _PARSER_METHODS
+
+
+def _annotation_of(arguments: nodes.Arguments, assignment: nodes.AssignName) -> nodes.NodeNG | None:
+    for parameters, annotations in ((arguments.posonlyargs, arguments.posonlyargs_annotations),
+                                    (arguments.args or [], arguments.annotations),
+                                    (arguments.kwonlyargs, arguments.kwonlyargs_annotations)):
+        for parameter, annotation in zip(parameters, annotations):
+            if parameter is assignment:
+                return annotation
+    return None
+
+
+def _last(node: nodes.NodeNG) -> str:
+    return node.attrname if isinstance(node, nodes.Attribute) else node.name
+
+
+def _compared_with_test_parameter(node: nodes.NodeNG, value: str) -> bool:
+    """`if device == "cuda" and not torch.cuda.is_available(): pytest.skip(...)` in a test that
+    `@pytest.mark.parametrize("device", ["cpu", "cuda"])` runs once per listed string (MACE's
+    test_compile.py, sbi's torchutils_test.py): the parameter is that literal, which
+    transfer_to_npu leaves as it is, so the test still holds on the NPU. A parameter that the
+    decorator does not give this string is reported."""
+    compare = node.parent
+    if not isinstance(compare, nodes.Compare):
+        return False
+    others = [operand for operand in compared_operands(compare) if operand is not node]
+    return bool(others) and all(_parametrized_with(operand, value) for operand in others)
+
+
+def _parametrized_with(operand: nodes.NodeNG, value: str) -> bool:
+    if not isinstance(operand, nodes.Name):
+        return False
+    function = operand.scope()
+    assignments = bindings(operand)
+    if not (isinstance(function, nodes.FunctionDef) and len(assignments) == 1
+            and isinstance(assignments[0].parent, nodes.Arguments) and assignments[0].scope() is function):
+        return False
+    return any(isinstance(given, nodes.Const) and given.value == value
+               for given in parametrized_values(function, operand.name))
 
 
 def _holds_program_literal(operand: nodes.NodeNG) -> bool:

@@ -49,6 +49,14 @@ CONVERSIONS = frozenset(TENSOR_PREFIX + name for name in (
     "to", "type", "float", "half", "bfloat16", "double", "cdouble", "int", "long", "short", "bool", "byte",
     "char", "cpu", "cuda", "npu", "numpy", "item", "tolist", "clone", "detach", "contiguous", "copy_",
     "type_as", "element_size", "size", "dim", "numel"))
+# Methods that set or read a tensor's autograd flags, hooks or layout facts run no operator kernel,
+# whatever the dtype: Ascend's list gives them `self=fp32` only (the dtype its tests used), so
+# deepchem's `torch.as_tensor(x, dtype=torch.float64, device=self.device).requires_grad_()` asks
+# nothing of the NPU that the factory did not.
+NO_KERNEL = frozenset(TENSOR_PREFIX + name for name in (
+    "requires_grad_", "retain_grad", "retains_grad", "register_hook", "register_post_accumulate_grad_hook",
+    "ndim", "ndimension", "nelement", "data_ptr", "storage_offset", "stride", "is_contiguous",
+    "is_floating_point", "is_complex", "get_device", "record_stream", "rename", "rename_", "refine_names"))
 # Data loading runs on the host: samplers, datasets and collate functions are Python over what the
 # dataset holds, and WeightedRandomSampler casts its weights to float64 itself (torch 2.8's
 # torch/utils/data/sampler.py: `torch.as_tensor(weights, dtype=torch.double)`), so the dtype the
@@ -181,7 +189,7 @@ class DtypeUnsupportedByOperator(Check):
         chip = chip_of(settings)
         load_api_table(self, settings, lambda data: {
             name: facts for name, facts in data.ascend.items()
-            if (facts.arguments(chip) or facts.denied.get(chip)) and name not in CONVERSIONS
+            if (facts.arguments(chip) or facts.denied.get(chip)) and name not in CONVERSIONS | NO_KERNEL
             and not name.startswith(HOST_DATA_LOADING)})
 
     def triggers(self) -> frozenset:

@@ -31,7 +31,8 @@ KIND_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "import": {"modules": list, "suggestions": dict, "runs_on_npu": list, "used_only": bool},
     "check": {"check": str},
     "argument": {"calls": list, "argument": str, "position": int, "missing": bool, "values": list,
-                 "any_call": list, "unless_called": list, "insert": str, "quiet_with": dict},
+                 "any_call": list, "unless_called": list, "insert": str, "quiet_with": dict,
+                 "outside_tests": bool},
 }
 KIND_REQUIRED = {
     "symbol": (),
