@@ -307,6 +307,9 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
     found = _guarded(test)
     if found:
         return found
+    kernel = _kernel_over_reference_twin(node, test)
+    if kernel is not None:
+        return kernel
     if _probe_answers_no(test):
         return f"the code that `{test.scope().name}` allows"
     if _returned_test_guards(test):
@@ -711,6 +714,56 @@ def _twins(cuda_side: set[str], other_side: set[str]) -> bool:
                    for other in others):
                 return True
     return False
+
+
+def _kernel_over_reference_twin(node: nodes.NodeNG, test: nodes.NodeNG) -> str | None:
+    """`if torch.cuda.is_available() and verts.is_cuda: gather_scatter(v, e)` / `else:
+    gather_scatter_python(v, e)`, `def interpolate_face_attributes(p, ...): if not p.is_cuda:
+    return interpolate_face_attributes_python(p, ...)` then the extension's autograd function
+    (pytorch3d's ops/graph_conv.py, interp_face_attrs.py): the other side calls the module's own
+    `X_python` (`_ref`, `_naive`, `_torch`), the same words as the function the CUDA side calls
+    or as the function whose rest is the CUDA side, which is then the compiled kernel. On the NPU
+    the reference is what runs; `.is_npu` would send NPU tensors into a kernel built for CUDA.
+    Says what the CUDA side runs, or None."""
+    parent = test.parent
+    if isinstance(parent, nodes.IfExp) and parent.test is test:
+        body, orelse = [parent.body], [parent.orelse]
+    elif isinstance(parent, nodes.If) and parent.test is test:
+        body, orelse = parent.body, parent.orelse
+        if not orelse and body and isinstance(body[-1], nodes.Return):
+            orelse = list(statements_after(parent))
+    else:
+        return None
+    cuda_side, other_side = (body, orelse) if _yes_means_cuda(node, test) else (orelse, body)
+    if not other_side:
+        return None
+    module = parent.root()
+    kernels = {identifier_words(name): f"`{name}`" for name in _own_called_names(cuda_side, module)}
+    scope = parent.scope()
+    if isinstance(scope, nodes.FunctionDef) and isinstance(other_side[-1], nodes.Return) and cuda_side is not body:
+        kernels[identifier_words(scope.name)] = f"the rest of `{scope.name}`"  # its own kernel path
+    for name in sorted(_own_called_names(other_side, module)):
+        words = identifier_words(name)
+        kernel = kernels.get(words[:-1]) if words[-1] in _REFERENCE_WORDS else None
+        kernel = kernel or (kernels.get(words[1:]) if words[0] in _REFERENCE_WORDS else None)
+        if len(words) > 1 and kernel:
+            return f"{kernel} (its reference twin is `{name}`)"
+    return None
+
+
+def _own_called_names(statements: list[nodes.NodeNG], module: nodes.Module) -> set[str]:
+    """The names of the module's own functions and classes, and of the module-level names bound
+    to them (`gather_scatter = GatherScatter.apply`), that `statements` call."""
+    names = set()
+    for statement in statements:
+        for call in statement.nodes_of_class(nodes.Call):
+            func = call.func
+            if isinstance(func, nodes.Name) and any(
+                    isinstance(definition, _DEFINITIONS)
+                    or isinstance(definition, nodes.AssignName) and definition.scope() is module
+                    for definition in module.locals.get(func.name, ())):
+                names.add(func.name)
+    return names
 
 
 def _own_callees(statements: list[nodes.NodeNG], module: nodes.Module) -> set[str]:

@@ -7,7 +7,10 @@ The package holding the file and the packages at its project root count (config.
 """
 from __future__ import annotations
 
+from astroid import nodes
+
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import bindings
 from npu_lint.config.project_scripts import own_packages
 
 
@@ -21,3 +24,15 @@ def project_packages(ctx: ModuleContext) -> frozenset:
     if "own_packages" not in ctx.scratch:
         ctx.scratch["own_packages"] = own_packages(ctx.module.file or "")
     return ctx.scratch["own_packages"]
+
+
+def imported_from_own_module(ctx: ModuleContext, name: nodes.Name) -> bool:
+    """Is `name` bound only by `from <the project's module> import name` (or a relative import)
+    at the top of the module? super-gradients' `from super_gradients.common.environment.device_utils
+    import device_config`: the project's own object, whose attributes (`device_config.is_cuda`, a
+    property of its DeviceConfig) are the project's, written and ported where it defines them."""
+    found = bindings(name)
+    return bool(found) and all(
+        isinstance(binding, nodes.ImportFrom) and binding.scope() is binding.root()
+        and (bool(binding.level) or is_own_package(ctx, binding.modname))
+        for binding in found)

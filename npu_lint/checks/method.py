@@ -13,6 +13,7 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import guards_cuda_library, library_base
 from npu_lint.analysis.cuda_overrides import receiver_classes, unported_cuda_override
 from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.own_packages import imported_from_own_module
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
 from npu_lint.checks.device_choice import fold_device_strings
@@ -55,6 +56,9 @@ class MethodCheck(Check):
         kind = receiver_kind(node.expr, node.attrname)
         if kind not in self.receivers:
             return
+        if not called and kind is ReceiverKind.UNKNOWN and isinstance(node.expr, nodes.Name) \
+                and imported_from_own_module(ctx, node.expr):
+            return  # super-gradients' `device_config.is_cuda`: its DeviceConfig's property, not torch's
         if not called and guards_cuda_library(node):
             return  # `if x.is_cuda: cupy.asarray(x)`: False on the NPU, as the port wants
         if library_base(node) is not None:
