@@ -279,6 +279,24 @@ def test_a_cuda_build_test_leaves_the_rest_reported(body, expected):
             device = "npu"
         return device
     """,
+    # a parameter's default that the first statement replaces on the NPU (ATorch's build_mesh)
+    """
+    def build_mesh(slicing_dim, pg_name_prefix="", device_type="cuda"):
+        device_type = "npu" if is_torch_npu_available() else device_type
+        return device_type
+    """,
+    """
+    def build_mesh(slicing_dim, *, device_type="cuda"):
+        device_type = device_type if not is_torch_npu_available() else "npu"
+        return device_type
+    """,
+    # an assignment's default, chosen again the same way
+    """
+    def pick():
+        device = "cuda"
+        device = "npu" if is_torch_npu_available() else device
+        return device
+    """,
 ])
 def test_platform_questions_and_replaced_defaults_are_off_the_npu_path(body):
     assert codes(body) == []
@@ -300,6 +318,18 @@ def test_platform_questions_and_replaced_defaults_are_off_the_npu_path(body):
             device = "npu"
         return device
     """, [(3, "NPU111")]),
+    # a parameter's default read before the NPU's choice, or kept on the NPU's branch
+    ("""
+    def build_mesh(slicing_dim, device_type="cuda"):
+        print(device_type)
+        device_type = "npu" if is_torch_npu_available() else device_type
+        return device_type
+    """, [(2, "NPU111")]),
+    ("""
+    def build_mesh(slicing_dim, device_type="cuda"):
+        device_type = device_type if is_torch_npu_available() else "cpu"
+        return device_type
+    """, [(2, "NPU111")]),
 ])
 def test_platform_questions_and_defaults_still_reported(body, expected):
     assert codes(body) == expected

@@ -72,7 +72,9 @@ take is not reported. A path is off the NPU when
   name bound once to one) in a module that asks it for the NPU too (`is_npu()`): FastVideo's and
   SGLang's platform layers answer "CUDA" on CUDA hosts alone;
 - it is a default that the NPU's branch of a test right after it replaces (`device = "cuda"`
-  then `if is_torch_npu_available(): device = "npu"`), read by nothing in between.
+  then `if is_torch_npu_available(): device = "npu"`), read by nothing in between; a
+  parameter's default too, replaced by the function's first statements (`device_type =
+  "npu" if is_torch_npu_available() else device_type`).
 
 A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
 """
@@ -152,6 +154,8 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
                 return True
         if isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and child is parent.value and _replaced_on_npu(parent):
             return True
+        if isinstance(parent, nodes.Arguments) and _default_replaced_on_npu(parent, child):
+            return True
         if isinstance(parent, nodes.If) and (child is parent.test or any(child is stmt for stmt in parent.body)) \
                 and _cuda_probe_beside_npu_probe(parent):
             return True
@@ -174,8 +178,29 @@ def _replaced_on_npu(assign: nodes.Assign | nodes.AnnAssign) -> bool:
     targets = assign.targets if isinstance(assign, nodes.Assign) else [assign.target]
     if len(targets) != 1 or not isinstance(targets[0], (nodes.AssignName, nodes.AssignAttr)):
         return False
-    name = targets[0].as_string()
-    statement = assign.next_sibling()
+    return _replaced_from(assign.next_sibling(), targets[0].as_string())
+
+
+def _default_replaced_on_npu(arguments: nodes.Arguments, default: nodes.NodeNG) -> bool:
+    """A parameter's default that the function's first statements replace on the NPU: ATorch's
+    `def build_mesh(..., device_type="cuda"): device_type = "npu" if
+    is_torch_npu_available() else device_type`. The default is what the hosts that are no NPU
+    get; written "npu", it would be the CUDA hosts' device too."""
+    function = arguments.parent
+    if not isinstance(function, nodes.FunctionDef) or not function.body:
+        return False
+    positional = [*(arguments.posonlyargs or []), *(arguments.args or [])]
+    pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
+    pairs += [(arg, value) for arg, value in zip(arguments.kwonlyargs or [], arguments.kw_defaults or [])
+              if value is not None]
+    name = next((arg.name for arg, value in pairs if value is default), None)
+    return name is not None and _replaced_from(function.body[0], name)
+
+
+def _replaced_from(statement: nodes.NodeNG | None, name: str) -> bool:
+    """Does a test within a few statements from `statement` store the NPU's own value in `name` on
+    its NPU branch (an `if` whose NPU branch assigns it, or `name = "npu" if is_npu() else name`),
+    with nothing reading the name before?"""
     for _step in range(_REPLACEMENT_WINDOW):
         if statement is None:
             return False
@@ -183,10 +208,25 @@ def _replaced_on_npu(assign: nodes.Assign | nodes.AnnAssign) -> bool:
                 test is not None and _polarity(test) == POSITIVE and _stores(body, name)
                 for test, body in _branches(statement)):
             return True
+        if _chosen_on_npu(statement, name):
+            return True
         if any(node.as_string() == name for node in statement.nodes_of_class((nodes.Name, nodes.Attribute))):
             return False  # read (or changed) before the NPU's test: the first value is used there
         statement = statement.next_sibling()
     return False
+
+
+def _chosen_on_npu(statement: nodes.NodeNG, name: str) -> bool:
+    """`name = "npu" if is_torch_npu_available() else name`: the NPU's branch of the choice reads
+    nothing of the old value."""
+    if not (isinstance(statement, nodes.Assign) and len(statement.targets) == 1
+            and statement.targets[0].as_string() == name and isinstance(statement.value, nodes.IfExp)):
+        return False
+    choice = statement.value
+    polarity = _polarity(choice.test)
+    npu_branch = choice.body if polarity == POSITIVE else choice.orelse if polarity == NEGATIVE else None
+    return npu_branch is not None and not any(
+        node.as_string() == name for node in npu_branch.nodes_of_class((nodes.Name, nodes.Attribute)))
 
 
 def _stores(body: list[nodes.NodeNG], name: str) -> bool:
