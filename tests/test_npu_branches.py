@@ -297,6 +297,17 @@ def test_a_cuda_build_test_leaves_the_rest_reported(body, expected):
         device = "npu" if is_torch_npu_available() else device
         return device
     """,
+    # CUDA's clause of a device-name dispatch that gives the NPU its own (FunASR's AutoModel)
+    """
+    def build(kwargs, is_npu_available):
+        device = kwargs.get("device")
+        if (
+            (device.startswith("cuda") and not torch.cuda.is_available())
+            or (device.startswith("npu") and not is_npu_available())
+        ):
+            device = "cpu"
+        return device
+    """,
 ])
 def test_platform_questions_and_replaced_defaults_are_off_the_npu_path(body):
     assert codes(body) == []
@@ -330,6 +341,14 @@ def test_platform_questions_and_replaced_defaults_are_off_the_npu_path(body):
         device_type = device_type if is_torch_npu_available() else "cpu"
         return device_type
     """, [(2, "NPU111")]),
+    # a device-name test in a function that never tests the name for the NPU
+    ("""
+    def build(kwargs):
+        device = kwargs.get("device")
+        if device.startswith("cuda") and not torch.cuda.is_available():
+            device = "cpu"
+        return device
+    """, [(4, "NPU101")]),
 ])
 def test_platform_questions_and_defaults_still_reported(body, expected):
     assert codes(body) == expected

@@ -74,7 +74,10 @@ take is not reported. A path is off the NPU when
 - it is a default that the NPU's branch of a test right after it replaces (`device = "cuda"`
   then `if is_torch_npu_available(): device = "npu"`), read by nothing in between; a
   parameter's default too, replaced by the function's first statements (`device_type =
-  "npu" if is_torch_npu_available() else device_type`).
+  "npu" if is_torch_npu_available() else device_type`);
+- it follows, in an `and`, a test of a value for CUDA (`device.startswith("cuda")`) where the
+  function tests that value for the NPU too (FunASR's AutoModel: `device.startswith("cuda") and
+  not torch.cuda.is_available()` beside `device.startswith("npu") and not is_npu_available()`).
 
 A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
 """
@@ -368,7 +371,30 @@ def _short_circuited_on_npu(boolop: nodes.BoolOp, child: nodes.NodeNG) -> bool:
     # After it, the operand is not evaluated on the NPU; before it, it is a probe the NPU answers
     # "no" to (`torch.cuda.is_available() or is_npu_available()`), and rewriting it would answer "yes".
     stop = POSITIVE if boolop.op == "or" else NEGATIVE
-    return any(value is not child and _polarity(value) == stop for value in boolop.values)
+    if any(value is not child and _polarity(value) == stop for value in boolop.values):
+        return True
+    if boolop.op != "and":
+        return False
+    # `device.startswith("cuda") and not torch.cuda.is_available()` beside `device.startswith("npu")
+    # and not is_npu_available()` (FunASR's AutoModel): the project tells its devices apart on
+    # that value and asks the NPU its own question, so what follows CUDA's test is CUDA's, and
+    # the test itself ("npu" there would hand the NPU's name to CUDA's question)
+    tests = []
+    for value in boolop.values:
+        tests.append(value)
+        if value is child:
+            break
+    if tests[-1] is boolop.values[-1]:
+        tests.pop()  # the last operand decides alone: what it tests is the clause's answer
+    subjects = {subject for value in tests for subject in [_cuda_test_subject(value)] if subject}
+    return bool(subjects & _npu_subjects(boolop.scope()))
+
+
+def _npu_subjects(scope: nodes.NodeNG) -> set[str]:
+    known = _NPU_SUBJECTS.get(scope)
+    if known is None:
+        known = _NPU_SUBJECTS[scope] = _subjects_tested_for_npu(scope)
+    return known
 
 
 def _chain_top(branching: nodes.If | nodes.IfExp) -> nodes.If | nodes.IfExp:
@@ -523,11 +549,7 @@ def _cuda_test_shadows_npu_test(statement: nodes.If) -> bool:
     subjects = {subject for operand in operands for subject in [_cuda_test_subject(operand)] if subject}
     if not subjects:
         return False
-    scope = statement.scope()
-    known = _NPU_SUBJECTS.get(scope)
-    if known is None:
-        known = _NPU_SUBJECTS[scope] = _subjects_tested_for_npu(scope)
-    subjects &= known
+    subjects &= _npu_subjects(statement.scope())
     if not subjects:
         return False
     assigned = {target.as_string() for stmt in statement.body if isinstance(stmt, nodes.Assign)
