@@ -349,6 +349,16 @@ def test_platform_questions_and_replaced_defaults_are_off_the_npu_path(body):
             device = "cpu"
         return device
     """, [(4, "NPU101")]),
+    # the NPU's test stands elsewhere, not as a clause of the same `or`
+    ("""
+    def build(kwargs):
+        device = kwargs.get("device")
+        if (device.startswith("cuda") and not torch.cuda.is_available()) or kwargs.get("ngpu") == 0:
+            device = "cpu"
+        if device.startswith("npu"):
+            device = "npu:0"
+        return device
+    """, [(4, "NPU101")]),
 ])
 def test_platform_questions_and_defaults_still_reported(body, expected):
     assert codes(body) == expected

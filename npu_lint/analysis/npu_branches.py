@@ -75,9 +75,10 @@ take is not reported. A path is off the NPU when
   then `if is_torch_npu_available(): device = "npu"`), read by nothing in between; a
   parameter's default too, replaced by the function's first statements (`device_type =
   "npu" if is_torch_npu_available() else device_type`);
-- it follows, in an `and`, a test of a value for CUDA (`device.startswith("cuda")`) where the
-  function tests that value for the NPU too (FunASR's AutoModel: `device.startswith("cuda") and
-  not torch.cuda.is_available()` beside `device.startswith("npu") and not is_npu_available()`).
+- it follows, in an `and`, a test of a value for CUDA (`device.startswith("cuda")`) where an
+  `or` asks the same of that value for the NPU in a clause of its own (FunASR's AutoModel:
+  `device.startswith("cuda") and not torch.cuda.is_available()` or `device.startswith("npu") and
+  not is_npu_available()`).
 
 A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
 """
@@ -375,7 +376,7 @@ def _short_circuited_on_npu(boolop: nodes.BoolOp, child: nodes.NodeNG) -> bool:
         return True
     if boolop.op != "and":
         return False
-    # `device.startswith("cuda") and not torch.cuda.is_available()` beside `device.startswith("npu")
+    # `device.startswith("cuda") and not torch.cuda.is_available()` or `device.startswith("npu")
     # and not is_npu_available()` (FunASR's AutoModel): the project tells its devices apart on
     # that value and asks the NPU its own question, so what follows CUDA's test is CUDA's, and
     # the test itself ("npu" there would hand the NPU's name to CUDA's question)
@@ -387,7 +388,10 @@ def _short_circuited_on_npu(boolop: nodes.BoolOp, child: nodes.NodeNG) -> bool:
     if tests[-1] is boolop.values[-1]:
         tests.pop()  # the last operand decides alone: what it tests is the clause's answer
     subjects = {subject for value in tests for subject in [_cuda_test_subject(value)] if subject}
-    return bool(subjects & _npu_subjects(boolop.scope()))
+    either = boolop.parent
+    if not subjects or not (isinstance(either, nodes.BoolOp) and either.op == "or"):
+        return False  # a stored test (`self.is_cuda = device.type == "cuda" and ...`) is judged as a flag
+    return any(other is not boolop and subjects & _subjects_tested_for_npu(other) for other in either.values)
 
 
 def _npu_subjects(scope: nodes.NodeNG) -> set[str]:
