@@ -308,6 +308,17 @@ def test_a_cuda_build_test_leaves_the_rest_reported(body, expected):
             device = "cpu"
         return device
     """,
+    # a test of a value that the NPU's branch replaced before it (ATorch's init_distributed)
+    """
+    def init_distributed(backend, is_torch_npu_available):
+        if backend in ["accl", "gloo"]:
+            return backend
+        if is_torch_npu_available():
+            backend = "hccl"
+        if backend == "nccl":
+            torch.cuda.nccl.version()
+        return backend
+    """,
 ])
 def test_platform_questions_and_replaced_defaults_are_off_the_npu_path(body):
     assert codes(body) == []
@@ -359,6 +370,15 @@ def test_platform_questions_and_replaced_defaults_are_off_the_npu_path(body):
             device = "npu:0"
         return device
     """, [(4, "NPU101")]),
+    # the NPU's branch replaces the value after the test: the test runs on the NPU first
+    ("""
+    def init_distributed(backend, is_torch_npu_available):
+        if backend == "nccl":
+            torch.cuda.nccl.version()
+        if is_torch_npu_available():
+            backend = "hccl"
+        return backend
+    """, [(3, "NPU204"), (4, "NPU102")]),
 ])
 def test_platform_questions_and_defaults_still_reported(body, expected):
     assert codes(body) == expected

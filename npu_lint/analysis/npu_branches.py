@@ -78,7 +78,10 @@ take is not reported. A path is off the NPU when
 - it follows, in an `and`, a test of a value for CUDA (`device.startswith("cuda")`) where an
   `or` asks the same of that value for the NPU in a clause of its own (FunASR's AutoModel:
   `device.startswith("cuda") and not torch.cuda.is_available()` or `device.startswith("npu") and
-  not is_npu_available()`).
+  not is_npu_available()`);
+- its test asks whether a value is still CUDA's (`if backend == "nccl":`) after the NPU's branch
+  of an earlier test in the function stored the NPU's own (`if is_torch_npu_available():
+  backend = "hccl"`, ATorch's init_distributed).
 
 A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
 """
@@ -164,6 +167,9 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
                 and _cuda_probe_beside_npu_probe(parent):
             return True
         if isinstance(parent, nodes.If) and (child is parent.test or any(child is stmt for stmt in parent.body)) \
+                and _tests_value_replaced_on_npu(parent):
+            return True
+        if isinstance(parent, nodes.If) and (child is parent.test or any(child is stmt for stmt in parent.body)) \
                 and _cuda_test_shadows_npu_test(parent):
             return True
         child, parent = parent, parent.parent
@@ -231,6 +237,43 @@ def _chosen_on_npu(statement: nodes.NodeNG, name: str) -> bool:
     npu_branch = choice.body if polarity == POSITIVE else choice.orelse if polarity == NEGATIVE else None
     return npu_branch is not None and not any(
         node.as_string() == name for node in npu_branch.nodes_of_class((nodes.Name, nodes.Attribute)))
+
+
+_LOOKBACK = 8  # statements before a test where the NPU's branch may have replaced its value
+
+
+def _tests_value_replaced_on_npu(statement: nodes.If) -> bool:
+    """`if backend == "nccl":` after `if is_torch_npu_available(): backend = "hccl"` in the same
+    function (ATorch's init_distributed, whose branch then asks torch.cuda.nccl.version()): on
+    the NPU the value is the one its branch stored, so the test is false there and what it
+    guards is CUDA's; "hccl" in the test would run CUDA's branch on the NPU."""
+    test = statement.test
+    if not (isinstance(test, nodes.Compare) and len(test.ops) == 1 and test.ops[0][0] in ("==", "is")):
+        return False
+    left, right = test.left, test.ops[0][1]
+    subject = right if _is_cuda_value_string(left) else left if _is_cuda_value_string(right) else None
+    if subject is None or not isinstance(subject, (nodes.Name, nodes.Attribute)):
+        return False
+    name = subject.as_string()
+    current: nodes.NodeNG | None = statement
+    while current is not None and not isinstance(current, (nodes.FunctionDef, nodes.Module, nodes.ClassDef)):
+        previous = current.previous_sibling()
+        for _step in range(_LOOKBACK):
+            if previous is None:
+                break
+            if isinstance(previous, nodes.If) and any(
+                    branch_test is not None and _polarity(branch_test) == POSITIVE and _stores(body, name)
+                    for branch_test, body in _branches(previous)):
+                return True
+            if _chosen_on_npu(previous, name):
+                return True
+            previous = previous.previous_sibling()
+        current = current.parent
+    return False
+
+
+def _is_cuda_value_string(node: nodes.NodeNG) -> bool:
+    return _is_cuda_string(node) or (isinstance(node, nodes.Const) and node.value == "nccl")
 
 
 def _stores(body: list[nodes.NodeNG], name: str) -> bool:
