@@ -319,6 +319,26 @@ def test_a_cuda_build_test_leaves_the_rest_reported(body, expected):
             torch.cuda.nccl.version()
         return backend
     """,
+    # what runs after an exit unless torch has another accelerator (DLRover's musa_patch)
+    """
+    def patch_after_import_torch():
+        if not hasattr(torch, "musa"):
+            return
+
+        def patched_empty(*args, **kwargs):
+            if "device" in kwargs and kwargs["device"] == "cuda":
+                kwargs["device"] = "musa"
+            return args
+
+        torch.empty = patched_empty
+        torch.cuda.synchronize()
+    """,
+    """
+    def use_xpu():
+        if not torch.xpu.is_available():
+            return
+        torch.cuda.synchronize()
+    """,
 ])
 def test_platform_questions_and_replaced_defaults_are_off_the_npu_path(body):
     assert codes(body) == []
@@ -379,6 +399,13 @@ def test_platform_questions_and_replaced_defaults_are_off_the_npu_path(body):
             backend = "hccl"
         return backend
     """, [(3, "NPU204"), (4, "NPU102")]),
+    # an exit unless torch has the NPU (or CUDA) leaves the rest to run on the NPU
+    ("""
+    def patch_after_import_torch():
+        if not hasattr(torch, "npu"):
+            return
+        torch.cuda.synchronize()
+    """, [(5, "NPU101")]),
 ])
 def test_platform_questions_and_defaults_still_reported(body, expected):
     assert codes(body) == expected

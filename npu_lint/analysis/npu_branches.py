@@ -81,7 +81,9 @@ take is not reported. A path is off the NPU when
   not is_npu_available()`);
 - its test asks whether a value is still CUDA's (`if backend == "nccl":`) after the NPU's branch
   of an earlier test in the function stored the NPU's own (`if is_torch_npu_available():
-  backend = "hccl"`, ATorch's init_distributed).
+  backend = "hccl"`, ATorch's init_distributed);
+- it follows `if not hasattr(torch, "musa"): return` (or another accelerator's
+  `torch.xpu.is_available()`): the rest runs on that accelerator alone (DLRover's musa_patch).
 
 A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
 """
@@ -657,8 +659,31 @@ def _after_npu_exit(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> bool:
             if stmt is child:
                 return False
             if isinstance(stmt, nodes.If) and not stmt.orelse and _always_leaves(stmt.body) \
-                    and _polarity(stmt.test) == POSITIVE:
+                    and (_polarity(stmt.test) == POSITIVE or _unless_other_accelerator(stmt.test)):
                 return True
+    return False
+
+
+# The torch namespaces of accelerators that are neither CUDA nor the NPU (torch_musa's torch.musa,
+# torch_mlu's torch.mlu, Intel's torch.xpu, Habana's torch.hpu, Apple's torch.mps).
+_OTHER_ACCELERATORS = frozenset({"musa", "mlu", "xpu", "hpu", "mps", "sdaa"})
+
+
+def _unless_other_accelerator(test: nodes.NodeNG) -> bool:
+    """`not hasattr(torch, "musa")` (DLRover's musa_patch: `if not hasattr(torch, "musa"):
+    return` before it patches torch for MUSA): what follows the exit runs on that accelerator
+    alone, neither on the NPU nor on CUDA."""
+    if not (isinstance(test, nodes.UnaryOp) and test.op == "not"):
+        return False
+    probe = test.operand
+    if isinstance(probe, nodes.Call) and isinstance(probe.func, nodes.Name) and probe.func.name == "hasattr" \
+            and len(probe.args) == 2 and qualified_name(probe.args[0]) == "torch":
+        name = probe.args[1]
+        return isinstance(name, nodes.Const) and name.value in _OTHER_ACCELERATORS
+    if isinstance(probe, nodes.Call) and not probe.args and isinstance(probe.func, nodes.Attribute) \
+            and probe.func.attrname == "is_available":
+        namespace = qualified_name(probe.func.expr) or ""
+        return namespace.startswith("torch.") and namespace.split(".")[-1] in _OTHER_ACCELERATORS
     return False
 
 
