@@ -409,3 +409,20 @@ def test_platform_questions_and_replaced_defaults_are_off_the_npu_path(body):
 ])
 def test_platform_questions_and_defaults_still_reported(body, expected):
     assert codes(body) == expected
+
+
+def test_exit_unless_other_accelerator_needs_no_npu_in_the_module():
+    # DLRover's musa_patch names no NPU at all: its torch.empty wrapper runs on MUSA hosts alone
+    body = """
+    def patch_after_import_torch():
+        if not hasattr(torch, "musa"):
+            return
+
+        def patched_empty(*args, **kwargs):
+            if "device" in kwargs and kwargs["device"] == "cuda":
+                kwargs["device"] = "musa"
+            return args
+
+        torch.empty = patched_empty
+    """
+    assert codes(body, header="import torch\n") == []
