@@ -279,6 +279,66 @@ def test_a_cuda_build_test_leaves_the_rest_reported(body, expected):
             device = "npu"
         return device
     """,
+    # a parameter's default that the first statement replaces on the NPU (ATorch's build_mesh)
+    """
+    def build_mesh(slicing_dim, pg_name_prefix="", device_type="cuda"):
+        device_type = "npu" if is_torch_npu_available() else device_type
+        return device_type
+    """,
+    """
+    def build_mesh(slicing_dim, *, device_type="cuda"):
+        device_type = device_type if not is_torch_npu_available() else "npu"
+        return device_type
+    """,
+    # an assignment's default, chosen again the same way
+    """
+    def pick():
+        device = "cuda"
+        device = "npu" if is_torch_npu_available() else device
+        return device
+    """,
+    # CUDA's clause of a device-name dispatch that gives the NPU its own (FunASR's AutoModel)
+    """
+    def build(kwargs, is_npu_available):
+        device = kwargs.get("device")
+        if (
+            (device.startswith("cuda") and not torch.cuda.is_available())
+            or (device.startswith("npu") and not is_npu_available())
+        ):
+            device = "cpu"
+        return device
+    """,
+    # a test of a value that the NPU's branch replaced before it (ATorch's init_distributed)
+    """
+    def init_distributed(backend, is_torch_npu_available):
+        if backend in ["accl", "gloo"]:
+            return backend
+        if is_torch_npu_available():
+            backend = "hccl"
+        if backend == "nccl":
+            torch.cuda.nccl.version()
+        return backend
+    """,
+    # what runs after an exit unless torch has another accelerator (DLRover's musa_patch)
+    """
+    def patch_after_import_torch():
+        if not hasattr(torch, "musa"):
+            return
+
+        def patched_empty(*args, **kwargs):
+            if "device" in kwargs and kwargs["device"] == "cuda":
+                kwargs["device"] = "musa"
+            return args
+
+        torch.empty = patched_empty
+        torch.cuda.synchronize()
+    """,
+    """
+    def use_xpu():
+        if not torch.xpu.is_available():
+            return
+        torch.cuda.synchronize()
+    """,
 ])
 def test_platform_questions_and_replaced_defaults_are_off_the_npu_path(body):
     assert codes(body) == []
@@ -308,6 +368,69 @@ def test_platform_questions_and_replaced_defaults_are_off_the_npu_path(body):
             device = "npu"
         return device
     """, [(3, "NPU111")]),
+    # a parameter's default read before the NPU's choice, or kept on the NPU's branch
+    ("""
+    def build_mesh(slicing_dim, device_type="cuda"):
+        print(device_type)
+        device_type = "npu" if is_torch_npu_available() else device_type
+        return device_type
+    """, [(2, "NPU111")]),
+    ("""
+    def build_mesh(slicing_dim, device_type="cuda"):
+        device_type = device_type if is_torch_npu_available() else "cpu"
+        return device_type
+    """, [(2, "NPU111")]),
+    # a device-name test in a function that never tests the name for the NPU
+    ("""
+    def build(kwargs):
+        device = kwargs.get("device")
+        if device.startswith("cuda") and not torch.cuda.is_available():
+            device = "cpu"
+        return device
+    """, [(4, "NPU101")]),
+    # the NPU's test stands elsewhere, not as a clause of the same `or`
+    ("""
+    def build(kwargs):
+        device = kwargs.get("device")
+        if (device.startswith("cuda") and not torch.cuda.is_available()) or kwargs.get("ngpu") == 0:
+            device = "cpu"
+        if device.startswith("npu"):
+            device = "npu:0"
+        return device
+    """, [(4, "NPU101")]),
+    # the NPU's branch replaces the value after the test: the test runs on the NPU first
+    ("""
+    def init_distributed(backend, is_torch_npu_available):
+        if backend == "nccl":
+            torch.cuda.nccl.version()
+        if is_torch_npu_available():
+            backend = "hccl"
+        return backend
+    """, [(3, "NPU204"), (4, "NPU102")]),
+    # an exit unless torch has the NPU (or CUDA) leaves the rest to run on the NPU
+    ("""
+    def patch_after_import_torch():
+        if not hasattr(torch, "npu"):
+            return
+        torch.cuda.synchronize()
+    """, [(5, "NPU101")]),
 ])
 def test_platform_questions_and_defaults_still_reported(body, expected):
     assert codes(body) == expected
+
+
+def test_exit_unless_other_accelerator_needs_no_npu_in_the_module():
+    # DLRover's musa_patch names no NPU at all: its torch.empty wrapper runs on MUSA hosts alone
+    body = """
+    def patch_after_import_torch():
+        if not hasattr(torch, "musa"):
+            return
+
+        def patched_empty(*args, **kwargs):
+            if "device" in kwargs and kwargs["device"] == "cuda":
+                kwargs["device"] = "musa"
+            return args
+
+        torch.empty = patched_empty
+    """
+    assert codes(body, header="import torch\n") == []

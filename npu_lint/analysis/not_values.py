@@ -368,12 +368,18 @@ def _registry_key(node: nodes.NodeNG) -> bool:
     """`@CheckpointEngineRegistry.register("nccl")`, `@EngineRegistry.register(..., device=["cuda"])`
     (verl's checkpoint engines and training engines): the key a class is registered under, which
     configuration files name (`backend: nccl`) and the fix does not reach; renamed, the lookup
-    finds nothing. The port registers the NPU's class under its own key. torch's registrations
+    finds nothing. The port registers the NPU's class under its own key. A registration applied
+    by hand is one too (bitsandbytes' backends/cuda/ops.py: `register_kernel(
+    "bitsandbytes::optimizer_update_32bit", "cuda")(_optimizer_update_32bit_impl)` beside the
+    same `@register_kernel(..., "cuda")` as decorators). torch's registrations
     (`torch.library.register_kernel(op, "cuda")`) pick the device a kernel runs on, and stay."""
     slot = _argument_slot(node)
-    if slot is None or not isinstance(slot[0].parent, nodes.Decorators):
+    if slot is None:
         return False
     call = slot[0]
+    applied = isinstance(call.parent, nodes.Call) and call.parent.func is call and len(call.parent.args) == 1
+    if not (isinstance(call.parent, nodes.Decorators) or applied):
+        return False
     name = last_name(call.func) or ""
     if name != "register" and not name.startswith("register_"):
         return False

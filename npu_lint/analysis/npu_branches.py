@@ -72,7 +72,18 @@ take is not reported. A path is off the NPU when
   name bound once to one) in a module that asks it for the NPU too (`is_npu()`): FastVideo's and
   SGLang's platform layers answer "CUDA" on CUDA hosts alone;
 - it is a default that the NPU's branch of a test right after it replaces (`device = "cuda"`
-  then `if is_torch_npu_available(): device = "npu"`), read by nothing in between.
+  then `if is_torch_npu_available(): device = "npu"`), read by nothing in between; a
+  parameter's default too, replaced by the function's first statements (`device_type =
+  "npu" if is_torch_npu_available() else device_type`);
+- it follows, in an `and`, a test of a value for CUDA (`device.startswith("cuda")`) where an
+  `or` asks the same of that value for the NPU in a clause of its own (FunASR's AutoModel:
+  `device.startswith("cuda") and not torch.cuda.is_available()` or `device.startswith("npu") and
+  not is_npu_available()`);
+- its test asks whether a value is still CUDA's (`if backend == "nccl":`) after the NPU's branch
+  of an earlier test in the function stored the NPU's own (`if is_torch_npu_available():
+  backend = "hccl"`, ATorch's init_distributed);
+- it follows `if not hasattr(torch, "musa"): return` (or another accelerator's
+  `torch.xpu.is_available()`): the rest runs on that accelerator alone (DLRover's musa_patch).
 
 A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
 """
@@ -105,7 +116,7 @@ _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 # device string or variable name in any case, a quoted "ascend") matches this, and a device's
 # namespace looked up by name (`getattr(torch, device)`); "input" does not.
 _MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b|[\"'](?i:ascend)[\"']"
-                           r"|getattr\(torch,")
+                           r"|getattr\(torch,|hasattr\(torch,|torch\.(?:musa|mlu|xpu|hpu|mps|sdaa)\.is_available")
 # torch's build versions that are None on the build torch_npu runs on.
 _CUDA_BUILD_VERSIONS = frozenset({"torch.version.cuda", "torch.version.hip"})
 
@@ -152,8 +163,13 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
                 return True
         if isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and child is parent.value and _replaced_on_npu(parent):
             return True
+        if isinstance(parent, nodes.Arguments) and _default_replaced_on_npu(parent, child):
+            return True
         if isinstance(parent, nodes.If) and (child is parent.test or any(child is stmt for stmt in parent.body)) \
                 and _cuda_probe_beside_npu_probe(parent):
+            return True
+        if isinstance(parent, nodes.If) and (child is parent.test or any(child is stmt for stmt in parent.body)) \
+                and _tests_value_replaced_on_npu(parent):
             return True
         if isinstance(parent, nodes.If) and (child is parent.test or any(child is stmt for stmt in parent.body)) \
                 and _cuda_test_shadows_npu_test(parent):
@@ -176,14 +192,37 @@ def _replaced_on_npu(assign: nodes.Assign | nodes.AnnAssign) -> bool:
     if len(targets) != 1 or not isinstance(targets[0], (nodes.AssignName, nodes.AssignAttr)) \
             or not _computes_nothing(assign.value):
         return False
-    name = targets[0].as_string()
-    statement = assign.next_sibling()
+    return _replaced_from(assign.next_sibling(), targets[0].as_string())
+
+
+def _default_replaced_on_npu(arguments: nodes.Arguments, default: nodes.NodeNG) -> bool:
+    """A parameter's default that the function's first statements replace on the NPU: ATorch's
+    `def build_mesh(..., device_type="cuda"): device_type = "npu" if
+    is_torch_npu_available() else device_type`. The default is what the hosts that are no NPU
+    get; written "npu", it would be the CUDA hosts' device too."""
+    function = arguments.parent
+    if not isinstance(function, nodes.FunctionDef) or not function.body:
+        return False
+    positional = [*(arguments.posonlyargs or []), *(arguments.args or [])]
+    pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
+    pairs += [(arg, value) for arg, value in zip(arguments.kwonlyargs or [], arguments.kw_defaults or [])
+              if value is not None]
+    name = next((arg.name for arg, value in pairs if value is default), None)
+    return name is not None and _replaced_from(function.body[0], name)
+
+
+def _replaced_from(statement: nodes.NodeNG | None, name: str) -> bool:
+    """Does a test within a few statements from `statement` store the NPU's own value in `name` on
+    its NPU branch (an `if` whose NPU branch assigns it, or `name = "npu" if is_npu() else name`),
+    with nothing reading the name before?"""
     for _step in range(_REPLACEMENT_WINDOW):
         if statement is None:
             return False
         if isinstance(statement, nodes.If) and any(
                 test is not None and _polarity(test) == POSITIVE and _stores(body, name)
                 for test, body in _branches(statement)):
+            return True
+        if _chosen_on_npu(statement, name):
             return True
         if any(node.as_string() == name for node in statement.nodes_of_class((nodes.Name, nodes.Attribute))):
             return False  # read (or changed) before the NPU's test: the first value is used there
@@ -198,6 +237,56 @@ def _computes_nothing(value: nodes.NodeNG | None) -> bool:
         return True
     return isinstance(value, nodes.Call) and qualified_name(value.func) == "torch.device" \
         and all(isinstance(arg, (nodes.Const, nodes.JoinedStr)) for arg in value.args) and not value.keywords
+
+
+def _chosen_on_npu(statement: nodes.NodeNG, name: str) -> bool:
+    """`name = "npu" if is_torch_npu_available() else name`: the NPU's branch of the choice reads
+    nothing of the old value."""
+    if not (isinstance(statement, nodes.Assign) and len(statement.targets) == 1
+            and statement.targets[0].as_string() == name and isinstance(statement.value, nodes.IfExp)):
+        return False
+    choice = statement.value
+    polarity = _polarity(choice.test)
+    npu_branch = choice.body if polarity == POSITIVE else choice.orelse if polarity == NEGATIVE else None
+    return npu_branch is not None and not any(
+        node.as_string() == name for node in npu_branch.nodes_of_class((nodes.Name, nodes.Attribute)))
+
+
+_LOOKBACK = 8  # statements before a test where the NPU's branch may have replaced its value
+
+
+def _tests_value_replaced_on_npu(statement: nodes.If) -> bool:
+    """`if backend == "nccl":` after `if is_torch_npu_available(): backend = "hccl"` in the same
+    function (ATorch's init_distributed, whose branch then asks torch.cuda.nccl.version()): on
+    the NPU the value is the one its branch stored, so the test is false there and what it
+    guards is CUDA's; "hccl" in the test would run CUDA's branch on the NPU."""
+    test = statement.test
+    if not (isinstance(test, nodes.Compare) and len(test.ops) == 1 and test.ops[0][0] in ("==", "is")):
+        return False
+    left, right = test.left, test.ops[0][1]
+    subject = right if _is_cuda_value_string(left) else left if _is_cuda_value_string(right) else None
+    if subject is None or not isinstance(subject, (nodes.Name, nodes.Attribute)):
+        return False
+    name = subject.as_string()
+    current: nodes.NodeNG | None = statement
+    while current is not None and not isinstance(current, (nodes.FunctionDef, nodes.Module, nodes.ClassDef)):
+        previous = current.previous_sibling()
+        for _step in range(_LOOKBACK):
+            if previous is None:
+                break
+            if isinstance(previous, nodes.If) and any(
+                    branch_test is not None and _polarity(branch_test) == POSITIVE and _stores(body, name)
+                    for branch_test, body in _branches(previous)):
+                return True
+            if _chosen_on_npu(previous, name):
+                return True
+            previous = previous.previous_sibling()
+        current = current.parent
+    return False
+
+
+def _is_cuda_value_string(node: nodes.NodeNG) -> bool:
+    return _is_cuda_string(node) or (isinstance(node, nodes.Const) and node.value == "nccl")
 
 
 def _stores(body: list[nodes.NodeNG], name: str) -> bool:
@@ -339,7 +428,33 @@ def _short_circuited_on_npu(boolop: nodes.BoolOp, child: nodes.NodeNG) -> bool:
     # After it, the operand is not evaluated on the NPU; before it, it is a probe the NPU answers
     # "no" to (`torch.cuda.is_available() or is_npu_available()`), and rewriting it would answer "yes".
     stop = POSITIVE if boolop.op == "or" else NEGATIVE
-    return any(value is not child and _polarity(value) == stop for value in boolop.values)
+    if any(value is not child and _polarity(value) == stop for value in boolop.values):
+        return True
+    if boolop.op != "and":
+        return False
+    # `device.startswith("cuda") and not torch.cuda.is_available()` or `device.startswith("npu")
+    # and not is_npu_available()` (FunASR's AutoModel): the project tells its devices apart on
+    # that value and asks the NPU its own question, so what follows CUDA's test is CUDA's, and
+    # the test itself ("npu" there would hand the NPU's name to CUDA's question)
+    tests = []
+    for value in boolop.values:
+        tests.append(value)
+        if value is child:
+            break
+    if tests[-1] is boolop.values[-1]:
+        tests.pop()  # the last operand decides alone: what it tests is the clause's answer
+    subjects = {subject for value in tests for subject in [_cuda_test_subject(value)] if subject}
+    either = boolop.parent
+    if not subjects or not (isinstance(either, nodes.BoolOp) and either.op == "or"):
+        return False  # a stored test (`self.is_cuda = device.type == "cuda" and ...`) is judged as a flag
+    return any(other is not boolop and subjects & _subjects_tested_for_npu(other) for other in either.values)
+
+
+def _npu_subjects(scope: nodes.NodeNG) -> set[str]:
+    known = _NPU_SUBJECTS.get(scope)
+    if known is None:
+        known = _NPU_SUBJECTS[scope] = _subjects_tested_for_npu(scope)
+    return known
 
 
 def _chain_top(branching: nodes.If | nodes.IfExp) -> nodes.If | nodes.IfExp:
@@ -494,11 +609,7 @@ def _cuda_test_shadows_npu_test(statement: nodes.If) -> bool:
     subjects = {subject for operand in operands for subject in [_cuda_test_subject(operand)] if subject}
     if not subjects:
         return False
-    scope = statement.scope()
-    known = _NPU_SUBJECTS.get(scope)
-    if known is None:
-        known = _NPU_SUBJECTS[scope] = _subjects_tested_for_npu(scope)
-    subjects &= known
+    subjects &= _npu_subjects(statement.scope())
     if not subjects:
         return False
     assigned = {target.as_string() for stmt in statement.body if isinstance(stmt, nodes.Assign)
@@ -559,8 +670,31 @@ def _after_npu_exit(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> bool:
             if stmt is child:
                 return False
             if isinstance(stmt, nodes.If) and not stmt.orelse and _always_leaves(stmt.body) \
-                    and _polarity(stmt.test) == POSITIVE:
+                    and (_polarity(stmt.test) == POSITIVE or _unless_other_accelerator(stmt.test)):
                 return True
+    return False
+
+
+# The torch namespaces of accelerators that are neither CUDA nor the NPU (torch_musa's torch.musa,
+# torch_mlu's torch.mlu, Intel's torch.xpu, Habana's torch.hpu, Apple's torch.mps).
+_OTHER_ACCELERATORS = frozenset({"musa", "mlu", "xpu", "hpu", "mps", "sdaa"})
+
+
+def _unless_other_accelerator(test: nodes.NodeNG) -> bool:
+    """`not hasattr(torch, "musa")` (DLRover's musa_patch: `if not hasattr(torch, "musa"):
+    return` before it patches torch for MUSA): what follows the exit runs on that accelerator
+    alone, neither on the NPU nor on CUDA."""
+    if not (isinstance(test, nodes.UnaryOp) and test.op == "not"):
+        return False
+    probe = test.operand
+    if isinstance(probe, nodes.Call) and isinstance(probe.func, nodes.Name) and probe.func.name == "hasattr" \
+            and len(probe.args) == 2 and qualified_name(probe.args[0]) == "torch":
+        name = probe.args[1]
+        return isinstance(name, nodes.Const) and name.value in _OTHER_ACCELERATORS
+    if isinstance(probe, nodes.Call) and not probe.args and isinstance(probe.func, nodes.Attribute) \
+            and probe.func.attrname == "is_available":
+        namespace = qualified_name(probe.func.expr) or ""
+        return namespace.startswith("torch.") and namespace.split(".")[-1] in _OTHER_ACCELERATORS
     return False
 
 

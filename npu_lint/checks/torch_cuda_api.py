@@ -59,12 +59,20 @@ class _CudaUse:
 
 
 _SHIM = "_npu_lint_npu_shim"
+# The namespaces a shim points torch.cuda at: the NPU's, and those of the other accelerators
+# whose torch extensions answer under torch.<device> (torch_musa's torch.musa, torch_mlu's
+# torch.mlu, Intel's torch.xpu, Habana's torch.hpu, Apple's torch.mps).
+_SHIM_TARGETS = ("torch.npu.", "torch_npu.", "torch.musa.", "torch.mlu.", "torch.xpu.", "torch.hpu.", "torch.mps.",
+                 "torch.sdaa.")
 
 
 def _npu_shim(scope: nodes.NodeNG) -> bool:
     """Does `scope` (a function, or the module) assign a torch.cuda name a torch.npu or torch_npu
     one? Such code patches torch.cuda for the NPU, and its other assignments to torch.cuda names
     (placeholders, restores) belong to the patch; so does a scope that applies transfer_to_npu.
+    A shim for another accelerator (DLRover's musa_patch: `torch.cuda.is_available =
+    torch.musa.is_available`, `torch.cuda.is_bf16_supported = lambda: False`) patches nothing
+    CUDA has either, and `torch.npu.is_available = torch.musa.is_available` would be no port.
     A test that swaps `torch.cuda.current_device` for a stub and back (torchao's
     test_lean_import.py) ports with the name it saves. Computed once."""
     found = getattr(scope, _SHIM, None)
@@ -72,7 +80,7 @@ def _npu_shim(scope: nodes.NodeNG) -> bool:
         found = _applies_transfer_to_npu(scope)
         for assign in () if found else scope.nodes_of_class(nodes.Assign):
             if any(isinstance(target, nodes.AssignAttr) and _names_torch_cuda(target.expr) for target in assign.targets) \
-                    and (qualified_name(assign.value) or "").startswith(("torch.npu.", "torch_npu.")):
+                    and (qualified_name(assign.value) or "").startswith(_SHIM_TARGETS):
                 found = True
                 break
         setattr(scope, _SHIM, found)
@@ -120,8 +128,9 @@ class TorchCudaApi(Check):
             uses = _import_uses(node, ctx, self.release)
         elif isinstance(node, (nodes.AssignAttr, nodes.DelAttr)) and _npu_shim(node.scope()):
             # `torch.cuda.Stream = torch.npu.Stream` (vllm-ascend's torch_cuda_wrapper, DeepLink's
-            # ditorch): code that points torch.cuda at the NPU's own names; a rename would make it
-            # assign torch.npu to itself. What reads a torch.cuda name is reported.
+            # ditorch): code that points torch.cuda at the NPU's own names (or another
+            # accelerator's); a rename would make it assign torch.npu to itself. What reads a
+            # torch.cuda name is reported.
             return
         else:
             use = _expression_use(node, ctx, self.release)
