@@ -218,11 +218,7 @@ def _replaced_from(statement: nodes.NodeNG | None, name: str) -> bool:
     for _step in range(_REPLACEMENT_WINDOW):
         if statement is None:
             return False
-        if isinstance(statement, nodes.If) and any(
-                test is not None and _polarity(test) == POSITIVE and _stores(body, name)
-                for test, body in _branches(statement)):
-            return True
-        if _chosen_on_npu(statement, name):
+        if _stores_npu_value(statement, name):
             return True
         if any(node.as_string() == name for node in statement.nodes_of_class((nodes.Name, nodes.Attribute))):
             return False  # read (or changed) before the NPU's test: the first value is used there
@@ -237,6 +233,16 @@ def _computes_nothing(value: nodes.NodeNG | None) -> bool:
         return True
     return isinstance(value, nodes.Call) and qualified_name(value.func) == "torch.device" \
         and all(isinstance(arg, (nodes.Const, nodes.JoinedStr)) for arg in value.args) and not value.keywords
+
+
+def _stores_npu_value(statement: nodes.NodeNG, name: str) -> bool:
+    """Does `statement` store the NPU's own value in `name` on its NPU branch: an `if` whose NPU
+    branch assigns it, or `name = "npu" if is_npu() else name`?"""
+    if isinstance(statement, nodes.If) and any(
+            test is not None and _polarity(test) == POSITIVE and _stores(body, name)
+            for test, body in _branches(statement)):
+        return True
+    return _chosen_on_npu(statement, name)
 
 
 def _chosen_on_npu(statement: nodes.NodeNG, name: str) -> bool:
@@ -274,11 +280,7 @@ def _tests_value_replaced_on_npu(statement: nodes.If) -> bool:
         for _step in range(_LOOKBACK):
             if previous is None:
                 break
-            if isinstance(previous, nodes.If) and any(
-                    branch_test is not None and _polarity(branch_test) == POSITIVE and _stores(body, name)
-                    for branch_test, body in _branches(previous)):
-                return True
-            if _chosen_on_npu(previous, name):
+            if _stores_npu_value(previous, name):
                 return True
             previous = previous.previous_sibling()
         current = current.parent
