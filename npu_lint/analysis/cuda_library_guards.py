@@ -856,6 +856,7 @@ def _uses(target: nodes.AssignName) -> Iterator[nodes.Name]:
 def _library_named(tree: nodes.NodeNG) -> str | None:
     """The CUDA-only code that `tree` names, said for a message, or None."""
     kernels = kernel_names(tree.root())
+    builds = cuda_kernel_names(tree.root()) - kernels if kernels else frozenset()
     for node in _walk(tree):
         if isinstance(node, nodes.Import):
             library = next((name for name, _alias in node.names if _library(name)), None)
@@ -871,6 +872,10 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
                 return f"`{qname}`"  # a CUDA extension (NPU410): on the NPU the test must keep saying no
         if isinstance(node, nodes.Name) and node.name in kernels:
             return f"`{node.name}` (a CUDA kernel of this module)"  # Triton/Helion or own build
+        if isinstance(node, nodes.Name) and node.name in builds:
+            # `if mat.is_cuda: MEB.coo_spmm_int32(...)` (MinkowskiEngine, whose setup.py builds
+            # `MinkowskiEngineBackend._C` with CUDAExtension): the extension's CUDA functions
+            return f"`{node.name}` (a CUDA build of this project)"
         if isinstance(node, nodes.Name) and spells_library(node.name):
             return f"`{node.name}`"
         if isinstance(node, nodes.Name) and _bound_by_import_call(node):

@@ -1,13 +1,17 @@
 """The CUDA extension modules a project's setup.py builds, read with `ast` (never run).
 
-    CUDAExtension(name="pkg.ops._ext", sources=[...])           mmcv, detectron2
+    CUDAExtension(name="pkg.ops._ext", sources=[...])           mmcv
+    extension = CppExtension                                     detectron2, MinkowskiEngine: a name
+    if torch.cuda.is_available(): extension = CUDAExtension      setup.py binds to CUDAExtension
+    extension("pkg._C", sources, ...)                            is CUDAExtension when CUDA builds
     make_cuda_ext(name="upfirdn2d_ext", module="basicsr.ops.upfirdn2d",
                   sources=["src/upfirdn2d.cpp"], sources_cuda=["src/upfirdn2d_kernel.cu"])
                                                                  basicsr's helper around CUDAExtension
 
 A module that imports one by name (`from . import upfirdn2d_ext`) calls a prebuilt CUDA kernel,
 as one that builds it with `load(...)` at run time does. Only what setup.py says counts: a
-`CUDAExtension(name=...)`, or a call that passes a literal `name=` (and `module=`, its package)
+`CUDAExtension(name=...)` (or through a name
+setup.py assigns CUDAExtension to), or a call that passes a literal `name=` (and `module=`, its package)
 with a `.cu` file among its sources. A name alone (`*_ext`, `*_cuda`) proves nothing.
 """
 from __future__ import annotations
@@ -43,17 +47,37 @@ def cuda_extensions(root: str) -> frozenset:
 
 def _from_setup_py(tree: ast.AST) -> frozenset:
     names = set()
+    cuda_classes = _CUDA_EXTENSION | _names_bound_to_cuda_extension(tree)
     for call in ast.walk(tree):
         if not isinstance(call, ast.Call):
             continue
         callee = call.func.id if isinstance(call.func, ast.Name) else getattr(call.func, "attr", None)
+        cuda_class = callee in cuda_classes
         keywords = {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg}
-        name = keywords.get("name", call.args[0] if call.args and callee == "CUDAExtension" else None)
+        name = keywords.get("name", call.args[0] if call.args and cuda_class else None)
         name = _string(name)
-        if name is None or not (callee == "CUDAExtension" or _names_cuda_source(call)):
+        if name is None or not (cuda_class or _names_cuda_source(call)):
             continue
         package = _string(keywords.get("module"))
-        names.add(f"{package}.{name}" if package and callee != "CUDAExtension" else name)
+        names.add(f"{package}.{name}" if package and not cuda_class else name)
+    return frozenset(names)
+
+
+_CUDA_EXTENSION = frozenset({"CUDAExtension"})
+
+
+def _names_bound_to_cuda_extension(tree: ast.AST) -> frozenset:
+    """`extension = CUDAExtension`, `Extension = CUDAExtension if cuda else CppExtension`: the
+    names setup.py calls CUDAExtension by when it builds for CUDA (a CPU-only build uses the other
+    class, and then there is no CUDA kernel to keep NPU tensors from)."""
+    names = set()
+    for statement in ast.walk(tree):
+        if not isinstance(statement, ast.Assign):
+            continue
+        values = [statement.value.body, statement.value.orelse] if isinstance(statement.value, ast.IfExp) \
+            else [statement.value]
+        if any(isinstance(value, ast.Name) and value.id in _CUDA_EXTENSION for value in values):
+            names.update(target.id for target in statement.targets if isinstance(target, ast.Name))
     return frozenset(names)
 
 
