@@ -890,6 +890,8 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
                 return f"`{probed}`"
         if isinstance(node, nodes.Attribute) and spells_library(node.attrname):
             return f"`{node.attrname}`"
+        if isinstance(node, nodes.Attribute) and _custom_op_named_for_cuda(node):
+            return f"`torch.ops.{node.expr.attrname}.{node.attrname}` (a custom op named for CUDA)"
         if isinstance(node, nodes.Attribute) and _held_by_instance(node):
             return f"`self.{node.attrname}` (a CUDA build of this module)"
         if isinstance(node, nodes.Call) and cuda_build_argument(node) is not None:
@@ -899,6 +901,14 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
         if isinstance(node, nodes.Const) and isinstance(node.value, str) and _names_cuda_build(node.value):
             return f"`{node.value}`"  # `"onnxruntime-gpu" if cuda else "onnxruntime"`: what pip installs
     return None
+
+
+def _custom_op_named_for_cuda(attribute: nodes.Attribute) -> bool:
+    """`torch.ops.image.decode_jpegs_cuda(...)` (torchvision 0.29's io/image.py, which `if
+    device.type == "cuda":` picks over `decode_jpeg`): a custom op whose own name says CUDA is
+    registered for CUDA tensors; on the NPU the other path is the one that runs."""
+    return "cuda" in identifier_words(attribute.attrname) and isinstance(attribute.expr, nodes.Attribute) \
+        and qualified_name(attribute.expr.expr) == "torch.ops"
 
 
 def _held_by_instance(attribute: nodes.Attribute) -> bool:
