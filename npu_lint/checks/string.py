@@ -571,12 +571,33 @@ def _parametrized_with(operand: nodes.NodeNG, value: str) -> bool:
 
 
 def _holds_program_literal(operand: nodes.NodeNG) -> bool:
+    if isinstance(operand, nodes.Attribute):
+        return _instance_holds_program_literal(operand)
     if not isinstance(operand, nodes.Name):
         return False
     assignments = bindings(operand)
     return bool(assignments) and all(
         isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)
         and _literal_choice(assignment.parent.value) for assignment in assignments)
+
+
+def _instance_holds_program_literal(attribute: nodes.Attribute) -> bool:
+    """`self.device == "cuda"` in a class whose every `self.device = ...` stores one of its own
+    literals (modelscope's casmvs_model.py and hand_model.py: `if torch.cuda.is_available():
+    self.device = "cuda"` / `else: self.device = "cpu"`): the patch makes torch.cuda say yes and
+    leaves the stored "cuda" as it is, so the test still holds on the NPU. An attribute also
+    stored from anything else (a parameter, `torch.device(...)`, `x.device`) is reported."""
+    owner = attribute.expr
+    if not (isinstance(owner, nodes.Name) and owner.name == "self"):
+        return False
+    method = attribute.scope()
+    klass = method.parent if isinstance(method, nodes.FunctionDef) else None
+    if not isinstance(klass, nodes.ClassDef):
+        return False
+    stores = klass.instance_attrs.get(attribute.attrname, ())
+    return bool(stores) and all(
+        isinstance(store, nodes.AssignAttr) and isinstance(store.parent, nodes.Assign)
+        and _literal_choice(store.parent.value) for store in stores)
 
 
 def _literal_choice(value: nodes.NodeNG, in_choice: bool = False, depth: int = 0) -> bool:
