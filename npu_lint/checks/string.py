@@ -439,8 +439,10 @@ def _slice_bound(operand: nodes.NodeNG) -> nodes.Const | None:
 
 def _looks_in_device_names(collection: nodes.NodeNG) -> bool:
     """Is what a list of device names is searched with a device's `.type` or a `.device` field
-    (`x.device.type in ("cuda", "xpu")`, `queue_item.device.startswith(("cuda", "xpu"))`)? Under
-    transfer_to_npu those say "npu"; a plain name may hold a string of the program's own."""
+    (`x.device.type in ("cuda", "xpu")`, `queue_item.device.startswith(("cuda", "xpu"))`), or what
+    torch answers (`backend = dist.get_backend(group)` then `assert backend in ["gloo", "nccl"]`,
+    detectron2's comm.py as modelscope's utils/torch_utils.py copies it)? Under transfer_to_npu
+    those say "npu" and "hccl"; a plain name may hold a string of the program's own."""
     holder = collection.parent
     if isinstance(holder, nodes.Compare):
         operands = compared_operands(holder)
@@ -448,8 +450,9 @@ def _looks_in_device_names(collection: nodes.NodeNG) -> bool:
         operands = [holder.func.expr]
     else:
         return False
-    return any(operand is not collection and isinstance(operand, nodes.Attribute)
-               and operand.attrname in ("type", "device") for operand in operands)
+    return any(operand is not collection and (
+        (isinstance(operand, nodes.Attribute) and operand.attrname in ("type", "device"))
+        or _answered_by_torch(operand)) for operand in operands)
 
 
 def _compared_with_option(node: nodes.NodeNG) -> bool:
