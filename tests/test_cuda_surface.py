@@ -184,6 +184,39 @@ def test_a_stand_in_is_named_but_never_rewritten_by_itself():
     assert sync and not sync[0].fix.edits
 
 
+def test_a_stream_read_for_its_cuda_handle_is_named_but_not_rewritten():
+    # f5-tts runtime/triton_trtllm/benchmark.py: `torch.cuda.current_stream().cuda_stream` for
+    # TensorRT. torch_npu's streams bind `npu_stream`, not `cuda_stream`: the renamed call would
+    # raise AttributeError. A stream used for anything else is still rewritten.
+    text = ("import torch\n"
+            "handle = torch.cuda.current_stream().cuda_stream\n"
+            "stream = torch.cuda.Stream()\n"
+            "raw = stream.cuda_stream\n"
+            "torch.cuda.current_stream().synchronize()\n")
+    findings = {f.start.line: f for f in Engine().check_text(text).findings if f.code == "NPU101"}
+    assert sorted(findings) == [2, 3, 5]
+    for line in (2, 3):
+        assert findings[line].fix.applicability is Applicability.DISPLAY_ONLY
+        assert "npu_stream" in findings[line].message
+    assert findings[5].fix.applicability is Applicability.SAFE and findings[5].fix.edits
+
+
+def test_a_device_string_test_before_a_use_without_fix_is_not_rewritten_alone():
+    # f5-tts infer/utils_infer.py: the string test keeps get_device_properties(...).major (a
+    # stand-in on the NPU, display-only) off other devices; "npu" there would run it on the NPU.
+    # The same test before a use that is fixed keeps its own fix.
+    text = ("import torch\n"
+            "def asr_dtype(device):\n"
+            "    return (torch.float16 if \"cuda\" in device\n"
+            "            and torch.cuda.get_device_properties(device).major >= 7 else torch.float32)\n"
+            "def half_ok(device):\n"
+            "    return \"cuda\" in device and torch.cuda.get_device_name().startswith(\"NVIDIA\")\n")
+    findings = {(f.start.line, f.code): f for f in Engine().check_text(text).findings}
+    assert findings[(3, "NPU111")].fix.applicability is Applicability.DISPLAY_ONLY
+    assert findings[(4, "NPU101")].fix.applicability is Applicability.DISPLAY_ONLY
+    assert findings[(6, "NPU111")].fix.applicability is Applicability.UNSAFE
+
+
 def test_a_neutral_name_replaces_from_its_release_on_and_is_torchs_own():
     releases = release_data.releases()
     assert cuda_names().neutral, "data/cuda_names.yaml lists no neutral names"

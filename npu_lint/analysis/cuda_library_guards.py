@@ -581,9 +581,22 @@ def test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeNG
         elif isinstance(parent, (nodes.Tuple, nodes.List, nodes.Set)) and isinstance(parent.parent, nodes.Compare) \
                 and parent is not parent.parent.left:
             pass  # device.type in ("cuda", "xpu"): the devices the comparison asks for
+        elif _asked_of_each(node, parent):
+            parent = parent.parent  # all(i.is_cuda for i in (q, k, v)): one answer for them all
         elif not (isinstance(parent, nodes.Compare) or (isinstance(parent, nodes.UnaryOp) and parent.op == "not")):
             return node, siblings
         node = parent
+
+
+def _asked_of_each(node: nodes.NodeNG, comprehension: nodes.NodeNG) -> bool:
+    """Is `node` the question that `all(...)` or `any(...)` asks of every item of its only
+    argument, a comprehension? `assert all((i.is_cuda for i in (q, k, v)))` in Megatron's
+    FlashSelfAttention (Qwen's modeling code), before flash_attn's kernel: the call is the test."""
+    if not (isinstance(comprehension, (nodes.GeneratorExp, nodes.ListComp)) and comprehension.elt is node):
+        return False
+    call = comprehension.parent
+    return isinstance(call, nodes.Call) and isinstance(call.func, nodes.Name) and call.func.name in ("all", "any") \
+        and call.args == [comprehension] and not call.keywords
 
 
 def _guarded(test: nodes.NodeNG) -> str | None:

@@ -439,8 +439,10 @@ def _slice_bound(operand: nodes.NodeNG) -> nodes.Const | None:
 
 def _looks_in_device_names(collection: nodes.NodeNG) -> bool:
     """Is what a list of device names is searched with a device's `.type` or a `.device` field
-    (`x.device.type in ("cuda", "xpu")`, `queue_item.device.startswith(("cuda", "xpu"))`)? Under
-    transfer_to_npu those say "npu"; a plain name may hold a string of the program's own."""
+    (`x.device.type in ("cuda", "xpu")`, `queue_item.device.startswith(("cuda", "xpu"))`), or what
+    torch answers (`backend = dist.get_backend(group)` then `assert backend in ["gloo", "nccl"]`,
+    detectron2's comm.py as modelscope's utils/torch_utils.py copies it)? Under transfer_to_npu
+    those say "npu" and "hccl"; a plain name may hold a string of the program's own."""
     holder = collection.parent
     if isinstance(holder, nodes.Compare):
         operands = compared_operands(holder)
@@ -448,8 +450,9 @@ def _looks_in_device_names(collection: nodes.NodeNG) -> bool:
         operands = [holder.func.expr]
     else:
         return False
-    return any(operand is not collection and isinstance(operand, nodes.Attribute)
-               and operand.attrname in ("type", "device") for operand in operands)
+    return any(operand is not collection and (
+        (isinstance(operand, nodes.Attribute) and operand.attrname in ("type", "device"))
+        or _answered_by_torch(operand)) for operand in operands)
 
 
 def _compared_with_option(node: nodes.NodeNG) -> bool:
@@ -571,12 +574,33 @@ def _parametrized_with(operand: nodes.NodeNG, value: str) -> bool:
 
 
 def _holds_program_literal(operand: nodes.NodeNG) -> bool:
+    if isinstance(operand, nodes.Attribute):
+        return _instance_holds_program_literal(operand)
     if not isinstance(operand, nodes.Name):
         return False
     assignments = bindings(operand)
     return bool(assignments) and all(
         isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)
         and _literal_choice(assignment.parent.value) for assignment in assignments)
+
+
+def _instance_holds_program_literal(attribute: nodes.Attribute) -> bool:
+    """`self.device == "cuda"` in a class whose every `self.device = ...` stores one of its own
+    literals (modelscope's casmvs_model.py and hand_model.py: `if torch.cuda.is_available():
+    self.device = "cuda"` / `else: self.device = "cpu"`): the patch makes torch.cuda say yes and
+    leaves the stored "cuda" as it is, so the test still holds on the NPU. An attribute also
+    stored from anything else (a parameter, `torch.device(...)`, `x.device`) is reported."""
+    owner = attribute.expr
+    if not (isinstance(owner, nodes.Name) and owner.name == "self"):
+        return False
+    method = attribute.scope()
+    klass = method.parent if isinstance(method, nodes.FunctionDef) else None
+    if not isinstance(klass, nodes.ClassDef):
+        return False
+    stores = klass.instance_attrs.get(attribute.attrname, ())
+    return bool(stores) and all(
+        isinstance(store, nodes.AssignAttr) and isinstance(store.parent, nodes.Assign)
+        and _literal_choice(store.parent.value) for store in stores)
 
 
 def _literal_choice(value: nodes.NodeNG, in_choice: bool = False, depth: int = 0) -> bool:
