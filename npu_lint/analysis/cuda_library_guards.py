@@ -948,6 +948,10 @@ def _flag_of_library_import(name: nodes.Name) -> str | None:
     library it names, or None."""
     for assignment in bindings(name):
         statement = assignment.parent
+        if isinstance(assignment, nodes.AssignName) and isinstance(statement, nodes.Assign):
+            present = _library_presence(statement.value)
+            if present:
+                return present
         if not (isinstance(assignment, nodes.AssignName) and isinstance(statement, nodes.Assign)
                 and isinstance(statement.value, nodes.Const) and isinstance(statement.value.value, bool)):
             continue
@@ -961,6 +965,28 @@ def _flag_of_library_import(name: nodes.Name) -> str | None:
                     return library
             if isinstance(imported, nodes.ImportFrom) and not imported.level and _library(imported.modname):
                 return imported.modname
+    return None
+
+
+def _library_presence(value: nodes.NodeNG) -> str | None:
+    """`is_fast_path_available = all((selective_state_update, selective_scan_fn, mamba_inner_fn))`,
+    `= selective_state_update is not None` (flash-linear-attention's Mamba layers, as transformers'
+    Mamba models write it after `from mamba_ssm... import ...` or its `None` fallback): a flag that
+    says whether names a CUDA-only library's import binds are there. The library, or None."""
+    if isinstance(value, nodes.BoolOp):
+        return next(filter(None, (_library_presence(operand) for operand in value.values)), None)
+    if isinstance(value, nodes.Compare) and len(value.ops) == 1 and value.ops[0][0] in ("is", "is not") \
+            and isinstance(value.ops[0][1], nodes.Const) and value.ops[0][1].value is None:
+        names = [value.left]
+    elif isinstance(value, nodes.Call) and isinstance(value.func, nodes.Name) and value.func.name in ("all", "any") \
+            and len(value.args) == 1 and isinstance(value.args[0], (nodes.Tuple, nodes.List)):
+        names = value.args[0].elts
+    else:
+        return None
+    for operand in names:
+        qname = qualified_name(operand) if isinstance(operand, (nodes.Name, nodes.Attribute)) else None
+        if qname is not None and _library(qname):
+            return table().guarded_library_of(qname)
     return None
 
 
