@@ -34,6 +34,7 @@ from npu_lint.analysis.cuda_library_guards import (
     STRING_TESTS,
     argument_of_library_call,
     given_to_cuda_only_call,
+    guards_cuda_library,
     picked_by_cuda_query,
 )
 from npu_lint.analysis.environment import environment_use
@@ -204,6 +205,8 @@ class StringCheck(Check):
             return
         if given_to_cuda_only_call(expression):
             return  # the library's call is the port (NPU403), its arguments with it
+        if _argument_of_library_guarding_cuda_call(expression):
+            return
         if self.settings.strategy != "auto" and picked_by_cuda_query(expression) and argument_of_library_call(expression):
             # `WhisperModel(size, device="cuda" if torch.cuda.is_available() else "cpu")`: the test is
             # the library's, left as it is, and says no on an Ascend host (without transfer_to_npu)
@@ -637,3 +640,19 @@ def _beside(ctx: ModuleContext, node: nodes.NodeNG, replacing: Edit) -> Edit | N
     length = replacing.end.column - replacing.start.column
     new_literal = literal[:offset] + replacing.content + literal[offset + length:]
     return Edit(end, end, ", " + new_literal)
+
+
+def _argument_of_library_guarding_cuda_call(expression: nodes.NodeNG) -> bool:
+    """`if torch.cuda.get_device_capability("cuda") < (8, 0): return False` before `import triton`
+    (xformers' `_is_triton_available`): the torch.cuda call decides whether a CUDA-only library's
+    code runs, so NPU101 leaves it as it is, and its device argument goes with it. "npu" alone
+    would ask `torch.cuda` about an NPU device, which fails on a CUDA host and on an Ascend one;
+    where the call is reported, its finding speaks for the argument (fold_device_strings)."""
+    child = expression.parent if isinstance(expression.parent, nodes.Keyword) else expression
+    call = child.parent
+    if not isinstance(call, nodes.Call) or child is call.func:
+        return False
+    qname = qualified_name(call.func)
+    return qname is not None and qname.startswith("torch.cuda.") and (
+        guards_cuda_library(call.func) or argument_of_library_call(call.func))
+
