@@ -991,9 +991,10 @@ def _library_presence(value: nodes.NodeNG) -> str | None:
 
 
 def _bound_by_import_call(name: nodes.Name) -> bool:
-    """`cp, has_cp = optional_import("cupy")`, `xf = importlib.import_module("xformers")`, or an
-    extension built from CUDA sources (basicsr's `deform_conv_ext = load(..., sources=[...".cu"])`),
-    also imported by the name such a build was given (transformers' YOSO)."""
+    """`cp, has_cp = optional_import("cupy")`, `xf = importlib.import_module("xformers")`, the ops a
+    library registers (`fa3 = torch.ops.flash_attn_3`), or an extension built from CUDA sources
+    (basicsr's `deform_conv_ext = load(..., sources=[...".cu"])`), also imported by the name such a
+    build was given (transformers' YOSO)."""
     try:
         _scope, assignments = name.lookup(name.name)
     except Exception:  # astroid raises assorted errors on odd scopes
@@ -1012,4 +1013,16 @@ def _bound_by_import_call(name: nodes.Name) -> bool:
             first = value.args[0]
             if isinstance(first, nodes.Const) and isinstance(first.value, str) and _library(first.value):
                 return True
+        if isinstance(statement, nodes.Assign) and isinstance(value, nodes.Attribute) and _library_ops(value):
+            return True
     return False
+
+
+def _library_ops(value: nodes.Attribute) -> bool:
+    """`_C_flashattention3 = torch.ops.flash_attn_3` after `import flash_attn_3._C` (xformers'
+    ops/fmha/flash3.py): the operator namespace a CUDA-only library's extension registers."""
+    qname = qualified_name(value)
+    if qname is None or not qname.startswith("torch.ops."):
+        return False
+    namespace = qname[len("torch.ops."):].split(".", 1)[0]
+    return _library(namespace)
