@@ -38,7 +38,7 @@ from npu_lint.analysis.cuda_library_guards import (
     picked_by_cuda_query,
 )
 from npu_lint.analysis.environment import environment_use
-from npu_lint.analysis.names import bindings, compared_operands, qualified_name
+from npu_lint.analysis.names import bindings, compared_operands, qualified_name, statements_after
 from npu_lint.analysis.not_values import literal_members_declaring, not_a_value, parametrized_values
 from npu_lint.analysis.other_frameworks import other_framework_code
 from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call
@@ -288,6 +288,8 @@ class StringCheck(Check):
         if self.settings.strategy == "manual" and self in ctx.scratch:
             # `"nccl" if device == "cuda" else "gloo"`: the backend is part of the device test's port
             fold_device_strings(ctx, ctx.scratch[self])
+        if self in ctx.scratch:
+            _hold_back_tests_of_unfixed_calls(ctx, ctx.scratch[self])
         if self.settings.strategy == "manual" and (self, "keys") in ctx.scratch:
             fold_table_entries(ctx, ctx.scratch[(self, "keys")])  # `{"cuda": "nccl", "cpu": "gloo"}`
 
@@ -655,4 +657,71 @@ def _argument_of_library_guarding_cuda_call(expression: nodes.NodeNG) -> bool:
     qname = qualified_name(call.func)
     return qname is not None and qname.startswith("torch.cuda.") and (
         guards_cuda_library(call.func) or argument_of_library_call(call.func))
+
+
+# What NPU101/NPU102 say of a torch.cuda name that the port does not rename by itself
+_UNFIXED_CUDA_API = frozenset({"NPU101", "NPU102"})
+
+
+def _hold_back_tests_of_unfixed_calls(ctx: ModuleContext, reported: list) -> None:
+    """`if d.device.type == "cuda": cap = torch.cuda.get_device_capability(d.device)`, `if
+    inp.device.type != "cuda": return 1` before it (xformers' fmha operators): the test keeps
+    other devices off a torch.cuda call that has no fix of its own (a compute capability, a name
+    torch_npu lacks). Renamed alone, "npu" would send the NPU into that call, which fails on an
+    Ascend host where the code ran before. The test's fix is shown with the call's, not applied,
+    as NPU101 holds back `torch.cuda.is_available()` in front of such a call."""
+    unfixed = [f for f in ctx.findings if f.code in _UNFIXED_CUDA_API and not _applied(f)]
+    if not unfixed:
+        return
+    held: dict[int, Finding] = {}
+    for node, said in reported:
+        finding = next((f for f in ctx.findings if f.code == said.code and f.start == said.start
+                        and f.end == said.end), None)
+        if finding is None or not _applied(finding) or id(finding) in held:
+            continue
+        spans = [(ctx.start(statement), ctx.end(statement)) for statement in _decided_by_comparison(node)]
+        call = next((f for f in unfixed if any(s <= f.start and f.end <= e for s, e in spans)), None)
+        if call is None:
+            continue
+        name = call.message.split("`")[1] if call.message.count("`") >= 2 else call.code
+        related = Related(call.start, call.end, f"{call.code}: {call.message}")
+        fix = dataclasses.replace(
+            finding.fix, applicability=Applicability.DISPLAY_ONLY,
+            message=f"{finding.fix.message} together with `{name}`, which the test keeps off other devices "
+                    f"and which has no fix (see {call.code})")
+        held[id(finding)] = dataclasses.replace(finding, fix=fix, related=tuple(sorted((*finding.related, related))))
+    if held:
+        ctx.findings[:] = [held.get(id(f), f) for f in ctx.findings]
+
+
+def _applied(finding: Finding) -> bool:
+    fix = finding.fix
+    return fix is not None and bool(fix.edits) and fix.applicability != Applicability.DISPLAY_ONLY
+
+
+def _decided_by_comparison(node: nodes.NodeNG) -> list[nodes.NodeNG]:
+    """What runs only when the comparison `node` is part of says CUDA (`== "cuda"`, `"cuda" in`;
+    its `else` and what follows an `if ... != "cuda": return` for `!=`, `not in`): the later
+    operands of an `and`, the body of the `if` or conditional expression it decides."""
+    compare = node.parent
+    if not (isinstance(compare, nodes.Compare) and len(compare.ops) == 1):
+        return []
+    positive = compare.ops[0][0] in ("==", "in")
+    expression, guarded = compare, []
+    while True:
+        parent = expression.parent
+        if isinstance(parent, nodes.UnaryOp) and parent.op == "not":
+            positive = not positive
+        elif isinstance(parent, nodes.BoolOp) and parent.op == ("and" if positive else "or"):
+            guarded.extend(parent.values[parent.values.index(expression) + 1:])
+        elif isinstance(parent, nodes.IfExp) and parent.test is expression:
+            return guarded + [parent.body if positive else parent.orelse]
+        elif isinstance(parent, nodes.If) and parent.test is expression:
+            if positive:
+                return guarded + list(parent.body)
+            ends = parent.body and isinstance(parent.body[-1], (nodes.Return, nodes.Raise))
+            return guarded + list(parent.orelse) + (list(statements_after(parent)) if ends else [])
+        elif not isinstance(parent, nodes.BoolOp):
+            return guarded
+        expression = parent
 
