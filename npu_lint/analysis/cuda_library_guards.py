@@ -976,6 +976,10 @@ def _flag_of_library_import(name: nodes.Name) -> str | None:
     library it names, or None."""
     for assignment in bindings(name):
         statement = assignment.parent
+        if isinstance(assignment, nodes.AssignName) and isinstance(statement, nodes.Assign):
+            present = _library_presence(statement.value)
+            if present:
+                return present
         if not (isinstance(assignment, nodes.AssignName) and isinstance(statement, nodes.Assign)
                 and isinstance(statement.value, nodes.Const) and isinstance(statement.value.value, bool)):
             continue
@@ -992,10 +996,33 @@ def _flag_of_library_import(name: nodes.Name) -> str | None:
     return None
 
 
+def _library_presence(value: nodes.NodeNG) -> str | None:
+    """`is_fast_path_available = all((selective_state_update, selective_scan_fn, mamba_inner_fn))`,
+    `= selective_state_update is not None` (flash-linear-attention's Mamba layers, as transformers'
+    Mamba models write it after `from mamba_ssm... import ...` or its `None` fallback): a flag that
+    says whether names a CUDA-only library's import binds are there. The library, or None."""
+    if isinstance(value, nodes.BoolOp):
+        return next(filter(None, (_library_presence(operand) for operand in value.values)), None)
+    if isinstance(value, nodes.Compare) and len(value.ops) == 1 and value.ops[0][0] in ("is", "is not") \
+            and isinstance(value.ops[0][1], nodes.Const) and value.ops[0][1].value is None:
+        names = [value.left]
+    elif isinstance(value, nodes.Call) and isinstance(value.func, nodes.Name) and value.func.name in ("all", "any") \
+            and len(value.args) == 1 and isinstance(value.args[0], (nodes.Tuple, nodes.List)):
+        names = value.args[0].elts
+    else:
+        return None
+    for operand in names:
+        qname = qualified_name(operand) if isinstance(operand, (nodes.Name, nodes.Attribute)) else None
+        if qname is not None and _library(qname):
+            return table().guarded_library_of(qname)
+    return None
+
+
 def _bound_by_import_call(name: nodes.Name) -> bool:
-    """`cp, has_cp = optional_import("cupy")`, `xf = importlib.import_module("xformers")`, or an
-    extension built from CUDA sources (basicsr's `deform_conv_ext = load(..., sources=[...".cu"])`),
-    also imported by the name such a build was given (transformers' YOSO)."""
+    """`cp, has_cp = optional_import("cupy")`, `xf = importlib.import_module("xformers")`, the ops a
+    library registers (`fa3 = torch.ops.flash_attn_3`), or an extension built from CUDA sources
+    (basicsr's `deform_conv_ext = load(..., sources=[...".cu"])`), also imported by the name such a
+    build was given (transformers' YOSO)."""
     try:
         _scope, assignments = name.lookup(name.name)
     except Exception:  # astroid raises assorted errors on odd scopes
@@ -1014,4 +1041,16 @@ def _bound_by_import_call(name: nodes.Name) -> bool:
             first = value.args[0]
             if isinstance(first, nodes.Const) and isinstance(first.value, str) and _library(first.value):
                 return True
+        if isinstance(statement, nodes.Assign) and isinstance(value, nodes.Attribute) and _library_ops(value):
+            return True
     return False
+
+
+def _library_ops(value: nodes.Attribute) -> bool:
+    """`_C_flashattention3 = torch.ops.flash_attn_3` after `import flash_attn_3._C` (xformers'
+    ops/fmha/flash3.py): the operator namespace a CUDA-only library's extension registers."""
+    qname = qualified_name(value)
+    if qname is None or not qname.startswith("torch.ops."):
+        return False
+    namespace = qname[len("torch.ops."):].split(".", 1)[0]
+    return _library(namespace)

@@ -26,7 +26,9 @@ token reorder, data/arguments.yaml `kernel_languages`):
 kernel runs on the NPU: the kernels are reported where they are built and guarded (NPU411, NPU402,
 NPU104). Such a choice needs no device test beside it. The value counts in the collection of
 choices, as a name's default, keyword, comparison or assigned value (also the default of
-`os.getenv`) where the module tests that name against such a collection.
+`os.getenv`) where the module tests that name against such a collection, or compares that name
+(in its function) or attribute (anywhere) with a kernel language alone (flash-linear-attention's
+Mamba layers: `if self.backend == 'cuda': ... elif self.backend == 'triton':`).
 
 So does a choice between the project's own implementations named for CUDA or NCCL and their
 variants (OLMo-core's pipeline P2P backends, an Enum whose values the configuration holds):
@@ -66,7 +68,7 @@ def picks_implementation(node: nodes.NodeNG) -> bool:
     name = _name_given(node)
     if name is not None and name in _implementation_selectors(node.root()):
         return True
-    return not _keys_given(node).isdisjoint(_variant_selectors(node.root()))
+    return not _keys_given(node).isdisjoint(_variant_selectors(node.root()) | _language_selectors(node.root()))
 
 
 def _kernel_languages(collection: nodes.NodeNG) -> bool:
@@ -174,6 +176,29 @@ def _variant_selectors(module: nodes.Module) -> frozenset[tuple]:
                 selectors.add(key)
     module._npu_lint_variant_selectors = frozenset(selectors)
     return module._npu_lint_variant_selectors
+
+
+def _language_selectors(module: nodes.Module) -> frozenset[tuple]:
+    """What the module compares with a kernel language alone (`self.backend == 'triton'`,
+    flash-linear-attention's Mamba layers, whose `if self.backend == 'cuda':` takes causal-conv1d's
+    output): a name within its function, an attribute anywhere. Its "cuda" is the CUDA C++ kernel
+    beside the Triton one, no device. Kept on the module."""
+    cached = getattr(module, "_npu_lint_language_selectors", None)
+    if cached is not None:
+        return cached
+    languages = tables().not_values.kernel_languages
+    selectors = set()
+    for compare in module.nodes_of_class(nodes.Compare):
+        if len(compare.ops) != 1 or compare.ops[0][0] not in ("==", "!="):
+            continue
+        sides = (compare.left, compare.ops[0][1])
+        for selector, value in (sides, sides[::-1]):
+            key = _selector_key(selector)
+            if key is not None and isinstance(value, nodes.Const) and isinstance(value.value, str) \
+                    and value.value in languages:
+                selectors.add(key)
+    module._npu_lint_language_selectors = frozenset(selectors)
+    return module._npu_lint_language_selectors
 
 
 def _assigned_by(call: nodes.Call) -> nodes.NodeNG:

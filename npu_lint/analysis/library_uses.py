@@ -217,6 +217,10 @@ def _in_except_handler(statement: nodes.NodeNG) -> bool:
 
 def _is_presence_test(top: nodes.NodeNG) -> bool:
     parent = top.parent
+    if isinstance(parent, (nodes.Tuple, nodes.List)) and isinstance(parent.parent, nodes.Call) \
+            and isinstance(parent.parent.func, nodes.Name) and parent.parent.func.name in ("all", "any") \
+            and parent.parent.args == [parent]:
+        return True  # `is_fast_path_available = all((selective_state_update, mamba_inner_fn))`: were they imported?
     if isinstance(parent, (nodes.Compare, nodes.BoolOp)):
         return True
     if isinstance(parent, nodes.UnaryOp) and parent.op == "not":

@@ -87,10 +87,17 @@ def _name_binding(node: nodes.Name) -> str | None:
 
 def _import_fallback(assignment: nodes.NodeNG) -> bool:
     """`try: import torch` / `except ImportError: torch = None` (Liger-Kernel's multi-GPU tests), also
-    `A = B = None` (torchao's tests, for imported classes): the None an exception handler binds when
+    `A = B = None` (torchao's tests, for imported classes) and `a, b = None, None` (flash-linear-attention's
+    mamba_ssm imports): the None an exception handler binds when
     the import fails. Where the name is used (`torch.cuda.synchronize()`, `RowwiseParallel()`), it
     is the imported one: None has no attributes and is not called."""
     statement = assignment.parent
+    if isinstance(statement, nodes.Tuple) and isinstance(statement.parent, nodes.Assign) \
+            and isinstance(statement.parent.value, nodes.Tuple) \
+            and all(isinstance(value, nodes.Const) and value.value is None for value in statement.parent.value.elts):
+        statement = statement.parent  # `except ImportError: selective_scan_fn, mamba_inner_fn = None, None`
+        return isinstance(assignment, nodes.AssignName) and (
+            isinstance(statement.parent, nodes.ExceptHandler) or _other_branch_imports(statement, assignment.name))
     return (isinstance(assignment, nodes.AssignName) and isinstance(statement, nodes.Assign)
             and isinstance(statement.value, nodes.Const) and statement.value.value is None
             and (isinstance(statement.parent, nodes.ExceptHandler)

@@ -34,10 +34,11 @@ from npu_lint.analysis.cuda_library_guards import (
     STRING_TESTS,
     argument_of_library_call,
     given_to_cuda_only_call,
+    guards_cuda_library,
     picked_by_cuda_query,
 )
 from npu_lint.analysis.environment import environment_use
-from npu_lint.analysis.names import bindings, compared_operands, qualified_name
+from npu_lint.analysis.names import bindings, compared_operands, qualified_name, statements_after
 from npu_lint.analysis.not_values import literal_members_declaring, not_a_value, parametrized_values
 from npu_lint.analysis.other_frameworks import other_framework_code
 from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call
@@ -204,6 +205,8 @@ class StringCheck(Check):
             return
         if given_to_cuda_only_call(expression):
             return  # the library's call is the port (NPU403), its arguments with it
+        if _argument_of_library_guarding_cuda_call(expression):
+            return
         if self.settings.strategy != "auto" and picked_by_cuda_query(expression) and argument_of_library_call(expression):
             # `WhisperModel(size, device="cuda" if torch.cuda.is_available() else "cpu")`: the test is
             # the library's, left as it is, and says no on an Ascend host (without transfer_to_npu)
@@ -285,6 +288,8 @@ class StringCheck(Check):
         if self.settings.strategy == "manual" and self in ctx.scratch:
             # `"nccl" if device == "cuda" else "gloo"`: the backend is part of the device test's port
             fold_device_strings(ctx, ctx.scratch[self])
+        if self in ctx.scratch:
+            _hold_back_tests_of_unfixed_calls(ctx, ctx.scratch[self])
         if self.settings.strategy == "manual" and (self, "keys") in ctx.scratch:
             fold_table_entries(ctx, ctx.scratch[(self, "keys")])  # `{"cuda": "nccl", "cpu": "gloo"}`
 
@@ -661,3 +666,86 @@ def _beside(ctx: ModuleContext, node: nodes.NodeNG, replacing: Edit) -> Edit | N
     length = replacing.end.column - replacing.start.column
     new_literal = literal[:offset] + replacing.content + literal[offset + length:]
     return Edit(end, end, ", " + new_literal)
+
+
+def _argument_of_library_guarding_cuda_call(expression: nodes.NodeNG) -> bool:
+    """`if torch.cuda.get_device_capability("cuda") < (8, 0): return False` before `import triton`
+    (xformers' `_is_triton_available`): the torch.cuda call decides whether a CUDA-only library's
+    code runs, so NPU101 leaves it as it is, and its device argument goes with it. "npu" alone
+    would ask `torch.cuda` about an NPU device, which fails on a CUDA host and on an Ascend one;
+    where the call is reported, its finding speaks for the argument (fold_device_strings)."""
+    child = expression.parent if isinstance(expression.parent, nodes.Keyword) else expression
+    call = child.parent
+    if not isinstance(call, nodes.Call) or child is call.func:
+        return False
+    qname = qualified_name(call.func)
+    return qname is not None and qname.startswith("torch.cuda.") and (
+        guards_cuda_library(call.func) or argument_of_library_call(call.func))
+
+
+# What NPU101/NPU102 say of a torch.cuda name that the port does not rename by itself
+_UNFIXED_CUDA_API = frozenset({"NPU101", "NPU102"})
+
+
+def _hold_back_tests_of_unfixed_calls(ctx: ModuleContext, reported: list) -> None:
+    """`if d.device.type == "cuda": cap = torch.cuda.get_device_capability(d.device)`, `if
+    inp.device.type != "cuda": return 1` before it (xformers' fmha operators): the test keeps
+    other devices off a torch.cuda call that has no fix of its own (a compute capability, a name
+    torch_npu lacks). Renamed alone, "npu" would send the NPU into that call, which fails on an
+    Ascend host where the code ran before. The test's fix is shown with the call's, not applied,
+    as NPU101 holds back `torch.cuda.is_available()` in front of such a call."""
+    unfixed = [f for f in ctx.findings if f.code in _UNFIXED_CUDA_API and not _applied(f)]
+    if not unfixed:
+        return
+    held: dict[int, Finding] = {}
+    for node, said in reported:
+        finding = next((f for f in ctx.findings if f.code == said.code and f.start == said.start
+                        and f.end == said.end), None)
+        if finding is None or not _applied(finding) or id(finding) in held:
+            continue
+        spans = [(ctx.start(statement), ctx.end(statement)) for statement in _decided_by_comparison(node)]
+        call = next((f for f in unfixed if any(s <= f.start and f.end <= e for s, e in spans)), None)
+        if call is None:
+            continue
+        name = call.message.split("`")[1] if call.message.count("`") >= 2 else call.code
+        related = Related(call.start, call.end, f"{call.code}: {call.message}")
+        fix = dataclasses.replace(
+            finding.fix, applicability=Applicability.DISPLAY_ONLY,
+            message=f"{finding.fix.message} together with `{name}`, which the test keeps off other devices "
+                    f"and which has no fix (see {call.code})")
+        held[id(finding)] = dataclasses.replace(finding, fix=fix, related=tuple(sorted((*finding.related, related))))
+    if held:
+        ctx.findings[:] = [held.get(id(f), f) for f in ctx.findings]
+
+
+def _applied(finding: Finding) -> bool:
+    fix = finding.fix
+    return fix is not None and bool(fix.edits) and fix.applicability != Applicability.DISPLAY_ONLY
+
+
+def _decided_by_comparison(node: nodes.NodeNG) -> list[nodes.NodeNG]:
+    """What runs only when the comparison `node` is part of says CUDA (`== "cuda"`, `"cuda" in`;
+    its `else` and what follows an `if ... != "cuda": return` for `!=`, `not in`): the later
+    operands of an `and`, the body of the `if` or conditional expression it decides."""
+    compare = node.parent
+    if not (isinstance(compare, nodes.Compare) and len(compare.ops) == 1):
+        return []
+    positive = compare.ops[0][0] in ("==", "in")
+    expression, guarded = compare, []
+    while True:
+        parent = expression.parent
+        if isinstance(parent, nodes.UnaryOp) and parent.op == "not":
+            positive = not positive
+        elif isinstance(parent, nodes.BoolOp) and parent.op == ("and" if positive else "or"):
+            guarded.extend(parent.values[parent.values.index(expression) + 1:])
+        elif isinstance(parent, nodes.IfExp) and parent.test is expression:
+            return guarded + [parent.body if positive else parent.orelse]
+        elif isinstance(parent, nodes.If) and parent.test is expression:
+            if positive:
+                return guarded + list(parent.body)
+            ends = parent.body and isinstance(parent.body[-1], (nodes.Return, nodes.Raise))
+            return guarded + list(parent.orelse) + (list(statements_after(parent)) if ends else [])
+        elif not isinstance(parent, nodes.BoolOp):
+            return guarded
+        expression = parent
+
