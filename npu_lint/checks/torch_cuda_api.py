@@ -203,7 +203,6 @@ class TorchCudaApi(Check):
             kept = {id(finding) for finding in ctx.findings}
             reported = [(use, finding) for use, finding in ctx.scratch.get(self, ()) if id(finding) in kept]
             _no_safer_than_guarded_devices(ctx, reported)
-        _no_device_test_fix_before_unfixed_uses(ctx, ctx.scratch.get(self, ()))
 
 
 def _guards_unfixed_use(use: _CudaUse, ctx: ModuleContext, release: str) -> str | None:
@@ -391,48 +390,6 @@ def _no_safer_than_guarded_devices(ctx: ModuleContext, reported: list) -> None:
                 finding, fix=dataclasses.replace(finding.fix, applicability=applicability))
     if changed:
         ctx.findings[:] = [changed.get(id(f), f) for f in ctx.findings]
-
-
-def _no_device_test_fix_before_unfixed_uses(ctx: ModuleContext, reported: list) -> None:
-    """`"cuda" in device and torch.cuda.get_device_properties(device).major >= 7` (f5-tts's
-    infer/utils_infer.py): the device-string test keeps a torch.cuda use that gets no fix of its
-    own (a stand-in, no NPU name) off the NPU; renamed alone, the test would run that use there.
-    As for a torch.cuda test (`_guards_unfixed_use`), the string's rename is shown, not applied."""
-    spans = []
-    for use, finding in reported:
-        if finding.fix is not None and finding.fix.edits and finding.fix.applicability is not Applicability.DISPLAY_ONLY:
-            continue
-        if not any(finding is kept for kept in ctx.findings):
-            continue
-        spans += [(ctx.start(test), ctx.end(test)) for test in _tests_before(use.node)]
-    if not spans:
-        return
-    changed: dict[int, Finding] = {}
-    for other in ctx.findings:
-        if other.code not in DEVICE_STRING_RULES or other.fix is None or not other.fix.edits \
-                or other.fix.applicability is Applicability.DISPLAY_ONLY:
-            continue
-        if any(s <= other.start and other.end <= e for s, e in spans):
-            changed[id(other)] = dataclasses.replace(
-                other, fix=dataclasses.replace(other.fix, applicability=Applicability.DISPLAY_ONLY))
-    if changed:
-        ctx.findings[:] = [changed.get(id(f), f) for f in ctx.findings]
-
-
-def _tests_before(node) -> list:
-    """The tests that must come out true for `node` to run: the earlier operands of the `and`s it is
-    a later operand of, and the tests of the `if`, `while` and conditional expressions whose body
-    holds it, up to its function."""
-    tests, child, parent = [], node, node.parent
-    while parent is not None and not isinstance(parent, (nodes.FunctionDef, nodes.Lambda, nodes.Module)):
-        if isinstance(parent, nodes.BoolOp) and parent.op == "and" and child in parent.values:
-            tests += parent.values[:parent.values.index(child)]
-        elif isinstance(parent, nodes.IfExp) and child is parent.body:
-            tests.append(parent.test)
-        elif isinstance(parent, (nodes.If, nodes.While)) and child in parent.body:
-            tests.append(parent.test)
-        child, parent = parent, parent.parent
-    return tests
 
 
 def _import_finding(imported: list, qname: str) -> Finding | None:
