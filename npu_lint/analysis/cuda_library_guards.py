@@ -586,6 +586,25 @@ def test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeNG
         node = parent
 
 
+def decides_code_naming(node: nodes.NodeNG, names: frozenset[str]) -> str | None:
+    """The first of `names` that the code decided by the test around `node` names, as a string (a
+    dict key, `getattr`'s attribute), an attribute or a keyword argument; else None. InsightFace's
+    person_package.py: `(p, {"use_tf32": "0"}) if p == "CUDAExecutionProvider" else p` gives the
+    CUDA provider options only it takes, and onnxruntime_utils.py returns early unless
+    `"CUDAExecutionProvider" in names`, before `getattr(onnxruntime, "preload_dlls")` loads the
+    CUDA libraries: the test is that code's own, and on the NPU it rightly says no."""
+    test, _siblings = test_expression(node)
+    for part in _decided_by(test):
+        for inner in _walk(part):
+            if isinstance(inner, nodes.Const) and isinstance(inner.value, str) and inner.value in names:
+                return inner.value
+            if isinstance(inner, nodes.Attribute) and inner.attrname in names:
+                return inner.attrname
+            if isinstance(inner, nodes.Keyword) and inner.arg in names:
+                return inner.arg
+    return None
+
+
 def _guarded(test: nodes.NodeNG) -> str | None:
     """What the code `test` decides about runs on CUDA only: a CUDA-only library it names, the
     project's CUDA implementation picked over its CPU counterpart, a CUDA build it is handed to."""

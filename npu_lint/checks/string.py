@@ -14,6 +14,10 @@ applicability only where the string is used on an environment (`os.environ[...]`
 `os.getenv(...)`, a child process's `env`: analysis/environment.py); elsewhere (a list of
 names, a constant) the name may be compared with what other code writes, so the fix is unsafe.
 
+A rule with `quiet_deciding` (names of code only CUDA's counterpart runs: the CUDA provider's
+options of ONNX Runtime) leaves alone a comparison with the value that decides code naming one
+of them: `(p, {"use_tf32": "0"}) if p == "CUDAExecutionProvider" else p` is that code's own test.
+
 A string ending in a colon ("cuda:") is a prefix: it is matched where it is
 used as one, `s.startswith("cuda:")` and `"cuda:" + str(i)`.
 
@@ -33,6 +37,7 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import (
     STRING_TESTS,
     argument_of_library_call,
+    decides_code_naming,
     given_to_cuda_only_call,
     picked_by_cuda_query,
 )
@@ -163,6 +168,10 @@ class StringCheck(Check):
         # values that count only where they are given, not where code tests for them: Lightning's
         # own code asks `accelerator == "gpu"` to resolve the name to CUDA or MPS
         self.given_only = re.compile(rule.match["given_only"]) if "given_only" in rule.match else None
+        # names (option keys, attributes) of code only CUDA's counterpart of the value runs: a
+        # comparison with the value that decides such code is that code's own test, and says no on
+        # the NPU as it should (`(p, {"use_tf32": "0"}) if p == "CUDAExecutionProvider" else p`)
+        self.quiet_deciding = frozenset(rule.match.get("quiet_deciding", ()))
 
     def triggers(self) -> frozenset:
         return frozenset()
@@ -210,6 +219,8 @@ class StringCheck(Check):
             return
         # `device.type in ("cuda", "xpu")` tests the device as `==` does, once per listed name
         tested = expression.parent if membership_collection(expression) else expression
+        if self.quiet_deciding and is_compared(tested) and decides_code_naming(tested, self.quiet_deciding):
+            return
         if self.only_in == "comparison" and (not is_compared(tested) or isinstance(expression, nodes.BinOp)):
             return  # `"cuda:" + str(k) != last`: two strings the code built alike, not a device's name
         if self.only_in == "comparison" and tested is not expression and not _looks_in_device_names(tested):
