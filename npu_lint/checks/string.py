@@ -538,8 +538,39 @@ def _binds_parsed_arguments(assignment: nodes.NodeNG) -> bool:
     if isinstance(parent, nodes.Tuple) and parent.elts and parent.elts[0] is assignment:
         parent = parent.parent  # `args, unknown = parser.parse_known_args()`
     value = parent.value if isinstance(parent, nodes.Assign) else None
+    if isinstance(value, nodes.Call) and isinstance(value.func, nodes.Name) and not value.args and not value.keywords:
+        return _returns_parsed_arguments(value.func)
+    return _parser_call(value)
+
+
+def _parser_call(value: nodes.NodeNG | None) -> bool:
     return isinstance(value, nodes.Call) and isinstance(value.func, nodes.Attribute) \
         and value.func.attrname in _PARSER_METHODS
+
+
+def _returns_parsed_arguments(callee: nodes.Name) -> bool:
+    """`args = parse_args()` (the tools of OpenMMLab's projects: mmpretrain's vis_cam.py, then
+    `'cuda' in args.device`): a function of the module that builds the parser and returns what
+    `parser.parse_args()` answered, directly or through one local name."""
+    defined = bindings(callee)
+    if len(defined) != 1 or not isinstance(defined[0], nodes.FunctionDef):
+        return False
+    function = defined[0]
+    returns = [node for node in function.nodes_of_class(nodes.Return, skip_klass=(nodes.FunctionDef, nodes.Lambda))
+               if node.scope() is function]
+    if not returns:
+        return False
+    for returned in returns:
+        value = returned.value
+        if _parser_call(value):
+            continue
+        if not isinstance(value, nodes.Name):
+            return False
+        assigned = bindings(value)
+        if not assigned or not all(isinstance(name, nodes.AssignName) and isinstance(name.parent, nodes.Assign)
+                                   and _parser_call(name.parent.value) for name in assigned):
+            return False
+    return True
 
 
 def _annotation_of(arguments: nodes.Arguments, assignment: nodes.AssignName) -> nodes.NodeNG | None:
