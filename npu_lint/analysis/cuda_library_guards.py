@@ -83,6 +83,8 @@ _REFERENCE_WORDS = frozenset({"ref", "reference", "native", "naive", "torch", "p
 # What setup.py hands to a CUDA build only: nvcc's flags, the macro that compiles an extension's
 # CUDA sources in (mmcv's parrots build, detectron2-style `define_macros += [("WITH_CUDA", None)]`)
 _CUDA_BUILD_SETTING = re.compile(r"^(nvcc|(\w+_)?WITH_CUDA)$")
+# The CUDA compiler found under a CUDA home: `osp.join(CUDA_HOME, 'bin/nvcc')` (mmcv 2.2's collect_env)
+_CUDA_COMPILER_PATH = re.compile(r"(^|[/\\])nvcc(\.exe)?$")
 _DEFINITIONS = (nodes.FunctionDef, nodes.ClassDef)
 _CUDNN = "torch.backends.cudnn"
 # The distribution name at the start of a pip requirement (`paddlepaddle-gpu>=3.0.0`)
@@ -910,6 +912,8 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             return "a CUDA kernel built at run time"  # (NPU412): `if not cuda: raise` keeps nvcc away
         if isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_BUILD_SETTING.match(node.value):
             return "a CUDA build"  # `extra_compile_args["nvcc"] += [...]`, `("MMCV_WITH_CUDA", None)`
+        if isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_COMPILER_PATH.search(node.value):
+            return "`nvcc`, the CUDA compiler"  # `nvcc = osp.join(CUDA_HOME, 'bin/nvcc')`: a CUDA toolkit's
         if isinstance(node, nodes.Const) and isinstance(node.value, str) and _names_cuda_build(node.value):
             return f"`{node.value}`"  # `"onnxruntime-gpu" if cuda else "onnxruntime"`: what pip installs
     return None
