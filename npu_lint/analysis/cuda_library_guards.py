@@ -618,11 +618,45 @@ def _guarded(test: nodes.NodeNG) -> str | None:
     found = _exit_message_names_library(test)
     if found:
         return found
+    build = _cuda_build_beside_cpu_build(test)
+    if build:
+        return build
     if _picks_counterpart(test):
         return "the project's CUDA implementation"
     if _handed_to_cuda_build(test):
         return "the module's CUDA build"
     return None
+
+
+def _cuda_build_beside_cpu_build(test: nodes.NodeNG) -> str | None:
+    """`check_requirements(f"tensorflow{'' if torch.cuda.is_available() else '-cpu'}")` (yolov5 7.0's
+    export.py, also behind `'-macos' if MACOS`): the test picks the end of a requirement whose other
+    side is the library's CPU build (`tensorflow-cpu`), so its CUDA side is the build for CUDA, as
+    `"onnxruntime-gpu" if cuda else "onnxruntime"` is; the NPU wants the CPU build."""
+    choice = test.parent
+    if not (isinstance(choice, nodes.IfExp) and choice.test is test and isinstance(choice.parent, nodes.FormattedValue)):
+        return None
+    joined = choice.parent.parent
+    if not isinstance(joined, nodes.JoinedStr):
+        return None
+    before = joined.values[:joined.values.index(choice.parent)]
+    if not all(isinstance(part, nodes.Const) and isinstance(part.value, str) for part in before):
+        return None
+    prefix = "".join(part.value for part in before)
+    for text in _branch_texts(choice.orelse):
+        name = _REQUIREMENT_NAME.match(prefix + text)
+        if name is not None and name.group(0).lower().endswith("-cpu"):
+            return f"the CUDA build of `{prefix}`, beside `{name.group(0)}`"
+    return None
+
+
+def _branch_texts(value: nodes.NodeNG) -> list[str]:
+    """The strings a choice among literals (`'-macos' if MACOS else '-cpu'`) may give."""
+    if isinstance(value, nodes.Const) and isinstance(value.value, str):
+        return [value.value]
+    if isinstance(value, nodes.IfExp):
+        return _branch_texts(value.body) + _branch_texts(value.orelse)
+    return []
 
 
 def _exit_message_names_library(test: nodes.NodeNG) -> str | None:
