@@ -134,10 +134,13 @@ class TorchCudaApi(Check):
             return
         else:
             use = _expression_use(node, ctx, self.release)
-            if use is not None and use.binding is None and in_annotation(node):
+            if use is not None and use.binding is None and in_annotation(node) \
+                    and type_reference(use.qname, self.release) is None:
                 # `target: Union[torch.LongTensor, torch.cuda.LongTensor]` (mmcv's focal_loss): a type
                 # named for the reader, which runs nothing; what makes the value is reported where it
-                # is made. A name an import binds (`scaler: GradScaler`) is said at the import.
+                # is made. A name an import binds (`scaler: GradScaler`) is said at the import, and a
+                # type torch names for every device (`torch.amp.GradScaler`, which the fixed
+                # constructor makes) is still given that name.
                 return
             uses = [use] if use else []
         auto = self.settings.strategy == "auto"
