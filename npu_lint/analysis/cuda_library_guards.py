@@ -83,6 +83,8 @@ _REFERENCE_WORDS = frozenset({"ref", "reference", "native", "naive", "torch", "p
 # What setup.py hands to a CUDA build only: nvcc's flags, the macro that compiles an extension's
 # CUDA sources in (mmcv's parrots build, detectron2-style `define_macros += [("WITH_CUDA", None)]`)
 _CUDA_BUILD_SETTING = re.compile(r"^(nvcc|(\w+_)?WITH_CUDA)$")
+# The CUDA compiler found under a CUDA home: `osp.join(CUDA_HOME, 'bin/nvcc')` (mmcv 2.2's collect_env)
+_CUDA_COMPILER_PATH = re.compile(r"(^|[/\\])nvcc(\.exe)?$")
 _DEFINITIONS = (nodes.FunctionDef, nodes.ClassDef)
 _CUDNN = "torch.backends.cudnn"
 # The distribution name at the start of a pip requirement (`paddlepaddle-gpu>=3.0.0`)
@@ -599,6 +601,25 @@ def _asked_of_each(node: nodes.NodeNG, comprehension: nodes.NodeNG) -> bool:
         and call.args == [comprehension] and not call.keywords
 
 
+def decides_code_naming(node: nodes.NodeNG, names: frozenset[str]) -> str | None:
+    """The first of `names` that the code decided by the test around `node` names, as a string (a
+    dict key, `getattr`'s attribute), an attribute or a keyword argument; else None. InsightFace's
+    person_package.py: `(p, {"use_tf32": "0"}) if p == "CUDAExecutionProvider" else p` gives the
+    CUDA provider options only it takes, and onnxruntime_utils.py returns early unless
+    `"CUDAExecutionProvider" in names`, before `getattr(onnxruntime, "preload_dlls")` loads the
+    CUDA libraries: the test is that code's own, and on the NPU it rightly says no."""
+    test, _siblings = test_expression(node)
+    for part in _decided_by(test):
+        for inner in _walk(part):
+            if isinstance(inner, nodes.Const) and isinstance(inner.value, str) and inner.value in names:
+                return inner.value
+            if isinstance(inner, nodes.Attribute) and inner.attrname in names:
+                return inner.attrname
+            if isinstance(inner, nodes.Keyword) and inner.arg in names:
+                return inner.arg
+    return None
+
+
 def _guarded(test: nodes.NodeNG) -> str | None:
     """What the code `test` decides about runs on CUDA only: a CUDA-only library it names, the
     project's CUDA implementation picked over its CPU counterpart, a CUDA build it is handed to."""
@@ -610,11 +631,45 @@ def _guarded(test: nodes.NodeNG) -> str | None:
     found = _exit_message_names_library(test)
     if found:
         return found
+    build = _cuda_build_beside_cpu_build(test)
+    if build:
+        return build
     if _picks_counterpart(test):
         return "the project's CUDA implementation"
     if _handed_to_cuda_build(test):
         return "the module's CUDA build"
     return None
+
+
+def _cuda_build_beside_cpu_build(test: nodes.NodeNG) -> str | None:
+    """`check_requirements(f"tensorflow{'' if torch.cuda.is_available() else '-cpu'}")` (yolov5 7.0's
+    export.py, also behind `'-macos' if MACOS`): the test picks the end of a requirement whose other
+    side is the library's CPU build (`tensorflow-cpu`), so its CUDA side is the build for CUDA, as
+    `"onnxruntime-gpu" if cuda else "onnxruntime"` is; the NPU wants the CPU build."""
+    choice = test.parent
+    if not (isinstance(choice, nodes.IfExp) and choice.test is test and isinstance(choice.parent, nodes.FormattedValue)):
+        return None
+    joined = choice.parent.parent
+    if not isinstance(joined, nodes.JoinedStr):
+        return None
+    before = joined.values[:joined.values.index(choice.parent)]
+    if not all(isinstance(part, nodes.Const) and isinstance(part.value, str) for part in before):
+        return None
+    prefix = "".join(part.value for part in before)
+    for text in _branch_texts(choice.orelse):
+        name = _REQUIREMENT_NAME.match(prefix + text)
+        if name is not None and name.group(0).lower().endswith("-cpu"):
+            return f"the CUDA build of `{prefix}`, beside `{name.group(0)}`"
+    return None
+
+
+def _branch_texts(value: nodes.NodeNG) -> list[str]:
+    """The strings a choice among literals (`'-macos' if MACOS else '-cpu'`) may give."""
+    if isinstance(value, nodes.Const) and isinstance(value.value, str):
+        return [value.value]
+    if isinstance(value, nodes.IfExp):
+        return _branch_texts(value.body) + _branch_texts(value.orelse)
+    return []
 
 
 def _exit_message_names_library(test: nodes.NodeNG) -> str | None:
@@ -911,6 +966,8 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             return "a CUDA kernel built at run time"  # (NPU412): `if not cuda: raise` keeps nvcc away
         if isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_BUILD_SETTING.match(node.value):
             return "a CUDA build"  # `extra_compile_args["nvcc"] += [...]`, `("MMCV_WITH_CUDA", None)`
+        if isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_COMPILER_PATH.search(node.value):
+            return "`nvcc`, the CUDA compiler"  # `nvcc = osp.join(CUDA_HOME, 'bin/nvcc')`: a CUDA toolkit's
         if isinstance(node, nodes.Const) and isinstance(node.value, str) and _names_cuda_build(node.value):
             return f"`{node.value}`"  # `"onnxruntime-gpu" if cuda else "onnxruntime"`: what pip installs
     return None

@@ -14,6 +14,10 @@ applicability only where the string is used on an environment (`os.environ[...]`
 `os.getenv(...)`, a child process's `env`: analysis/environment.py); elsewhere (a list of
 names, a constant) the name may be compared with what other code writes, so the fix is unsafe.
 
+A rule with `quiet_deciding` (names of code only CUDA's counterpart runs: the CUDA provider's
+options of ONNX Runtime) leaves alone a comparison with the value that decides code naming one
+of them: `(p, {"use_tf32": "0"}) if p == "CUDAExecutionProvider" else p` is that code's own test.
+
 A string ending in a colon ("cuda:") is a prefix: it is matched where it is
 used as one, `s.startswith("cuda:")` and `"cuda:" + str(i)`.
 
@@ -33,6 +37,7 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import (
     STRING_TESTS,
     argument_of_library_call,
+    decides_code_naming,
     given_to_cuda_only_call,
     guards_cuda_library,
     picked_by_cuda_query,
@@ -164,6 +169,10 @@ class StringCheck(Check):
         # values that count only where they are given, not where code tests for them: Lightning's
         # own code asks `accelerator == "gpu"` to resolve the name to CUDA or MPS
         self.given_only = re.compile(rule.match["given_only"]) if "given_only" in rule.match else None
+        # names (option keys, attributes) of code only CUDA's counterpart of the value runs: a
+        # comparison with the value that decides such code is that code's own test, and says no on
+        # the NPU as it should (`(p, {"use_tf32": "0"}) if p == "CUDAExecutionProvider" else p`)
+        self.quiet_deciding = frozenset(rule.match.get("quiet_deciding", ()))
 
     def triggers(self) -> frozenset:
         return frozenset()
@@ -213,6 +222,8 @@ class StringCheck(Check):
             return
         # `device.type in ("cuda", "xpu")` tests the device as `==` does, once per listed name
         tested = expression.parent if membership_collection(expression) else expression
+        if self.quiet_deciding and is_compared(tested) and decides_code_naming(tested, self.quiet_deciding):
+            return
         if self.only_in == "comparison" and (not is_compared(tested) or isinstance(expression, nodes.BinOp)):
             return  # `"cuda:" + str(k) != last`: two strings the code built alike, not a device's name
         if self.only_in == "comparison" and tested is not expression and not _looks_in_device_names(tested):
@@ -535,8 +546,39 @@ def _binds_parsed_arguments(assignment: nodes.NodeNG) -> bool:
     if isinstance(parent, nodes.Tuple) and parent.elts and parent.elts[0] is assignment:
         parent = parent.parent  # `args, unknown = parser.parse_known_args()`
     value = parent.value if isinstance(parent, nodes.Assign) else None
+    if isinstance(value, nodes.Call) and isinstance(value.func, nodes.Name) and not value.args and not value.keywords:
+        return _returns_parsed_arguments(value.func)
+    return _parser_call(value)
+
+
+def _parser_call(value: nodes.NodeNG | None) -> bool:
     return isinstance(value, nodes.Call) and isinstance(value.func, nodes.Attribute) \
         and value.func.attrname in _PARSER_METHODS
+
+
+def _returns_parsed_arguments(callee: nodes.Name) -> bool:
+    """`args = parse_args()` (the tools of OpenMMLab's projects: mmpretrain's vis_cam.py, then
+    `'cuda' in args.device`): a function of the module that builds the parser and returns what
+    `parser.parse_args()` answered, directly or through one local name."""
+    defined = bindings(callee)
+    if len(defined) != 1 or not isinstance(defined[0], nodes.FunctionDef):
+        return False
+    function = defined[0]
+    returns = [node for node in function.nodes_of_class(nodes.Return, skip_klass=(nodes.FunctionDef, nodes.Lambda))
+               if node.scope() is function]
+    if not returns:
+        return False
+    for returned in returns:
+        value = returned.value
+        if _parser_call(value):
+            continue
+        if not isinstance(value, nodes.Name):
+            return False
+        assigned = bindings(value)
+        if not assigned or not all(isinstance(name, nodes.AssignName) and isinstance(name.parent, nodes.Assign)
+                                   and _parser_call(name.parent.value) for name in assigned):
+            return False
+    return True
 
 
 def _annotation_of(arguments: nodes.Arguments, assignment: nodes.AssignName) -> nodes.NodeNG | None:

@@ -24,7 +24,7 @@ from npu_lint.analysis.flags import flag_reads
 from npu_lint.analysis.guards import guarded_by_hasattr
 from npu_lint.analysis.legacy_fallbacks import legacy_amp_fallback
 from npu_lint.analysis.names import (
-    ATTRIBUTE_NODES, chain_parts, imported_name, is_chain_top, qualified_name, statements_after
+    ATTRIBUTE_NODES, chain_parts, imported_name, in_annotation, is_chain_top, qualified_name, statements_after
 )
 from npu_lint.analysis.none_uses import none_crash, none_guarded
 from npu_lint.analysis.result_fields import fields_read
@@ -134,6 +134,14 @@ class TorchCudaApi(Check):
             return
         else:
             use = _expression_use(node, ctx, self.release)
+            if use is not None and use.binding is None and in_annotation(node) \
+                    and type_reference(use.qname, self.release) is None:
+                # `target: Union[torch.LongTensor, torch.cuda.LongTensor]` (mmcv's focal_loss): a type
+                # named for the reader, which runs nothing; what makes the value is reported where it
+                # is made. A name an import binds (`scaler: GradScaler`) is said at the import, and a
+                # type torch names for every device (`torch.amp.GradScaler`, which the fixed
+                # constructor makes) is still given that name.
+                return
             uses = [use] if use else []
         auto = self.settings.strategy == "auto"
         for use in uses:

@@ -27,7 +27,7 @@ KIND_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "method": {"methods": list, "call": bool, "receivers": list, "replacement": str},
     "string": {"pattern": str, "argument": str, "outside_argument": str, "replace": dict, "triggers": list,
                "outside_wrapper": str, "only_in": str, "safe_in": str, "given_only": str,
-               "in_paths": bool},
+               "in_paths": bool, "quiet_deciding": list},
     "import": {"modules": list, "suggestions": dict, "runs_on_npu": list, "used_only": bool},
     "check": {"check": str},
     "argument": {"calls": list, "argument": str, "position": int, "missing": bool, "values": list,
