@@ -82,6 +82,9 @@ take is not reported. A path is off the NPU when
 - its test asks whether a value is still CUDA's (`if backend == "nccl":`) after the NPU's branch
   of an earlier test in the function stored the NPU's own (`if is_torch_npu_available():
   backend = "hccl"`, ATorch's init_distributed);
+- it is the handler of a failed torch_npu import (`try: import torch_npu` / `except ImportError:
+  current_device = "cuda"`, MindStudio Probe's accuracy checker), when nothing else in the `try:`
+  can fail: torch_npu imports on an Ascend host;
 - it follows `if not hasattr(torch, "musa"): return` (or another accelerator's
   `torch.xpu.is_available()`): the rest runs on that accelerator alone (DLRover's musa_patch).
 
@@ -154,7 +157,8 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
             return True
         if _mirrored_by_npu_part(parent, child):
             return True
-        if isinstance(parent, nodes.ExceptHandler) and _fallback_for_missing_namespace(parent):
+        if isinstance(parent, nodes.ExceptHandler) and (_fallback_for_missing_namespace(parent)
+                                                        or _torch_npu_import_failed(parent)):
             return True
         if ctx is not None and isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and child is parent.value \
                 and _is_cuda_test(child):
@@ -313,6 +317,37 @@ def _fallback_for_missing_namespace(handler: nodes.ExceptHandler) -> bool:
     return any(isinstance(call.func, nodes.Name) and call.func.name == "getattr" and len(call.args) >= 2
                and not isinstance(call.args[1], nodes.Const) and qualified_name(call.args[0]) == "torch"
                for statement in attempt.body for call in statement.nodes_of_class(nodes.Call))
+
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _torch_npu_import_failed(handler: nodes.ExceptHandler) -> bool:
+    """`try: import torch_npu` / `except ImportError: current_device = "cuda"` (MindStudio
+    Probe's accuracy checker, its monitor's `device = "npu"` after the import): the handler runs
+    only where torch_npu does not import, and on an Ascend host it does. Only when nothing else
+    in the `try:` can fail: its other statements import torch or torch_npu, or store, return or
+    do nothing without calling anything."""
+    caught = handler.type
+    names = [] if caught is None else caught.elts if isinstance(caught, nodes.Tuple) else [caught]
+    if names and not any(isinstance(name, nodes.Name) and name.name in _IMPORT_ERRORS for name in names):
+        return False
+    attempt = handler.parent
+    if not isinstance(attempt, nodes.Try) or handler not in attempt.handlers:
+        return False
+    imports_npu = False
+    for statement in attempt.body:
+        if isinstance(statement, (nodes.Import, nodes.ImportFrom)):
+            modules = [name for name, _alias in statement.names] if isinstance(statement, nodes.Import) \
+                else [] if statement.level else [statement.modname]
+            tops = {module.split(".", 1)[0] for module in modules}
+            if not tops or not tops <= {"torch", "torch_npu"}:
+                return False
+            imports_npu = imports_npu or "torch_npu" in tops
+        elif not isinstance(statement, (nodes.Assign, nodes.AnnAssign, nodes.Return, nodes.Pass)) \
+                or any(True for _call in statement.nodes_of_class(nodes.Call)):
+            return False
+    return imports_npu
 
 
 def _beside_npu(node: nodes.NodeNG) -> bool:
