@@ -46,7 +46,10 @@ take is not reported. A path is off the NPU when
 - it does CUDA's part of what a statement of the same block, `if <NPU test>:`, does for the NPU:
   every torch.cuda name it uses (beyond the test) has its torch.npu twin in that body
   (transformers' Trainer saves and restores each device's RNG state in an `if` per device, and
-  `set_seed` seeds CUDA and then, under `if is_torch_npu_available():`, the NPU);
+  `set_seed` seeds CUDA and then, under `if is_torch_npu_available():`, the NPU); also when
+  that `if` stands in a `try:` of its own and CUDA's part is a conditional expression
+  (MindStudio Probe: `cuda_state = torch.cuda.get_rng_state_all() if torch.cuda.is_available()
+  else None`, then `try: import torch_npu` / `if torch.npu.is_available(): npu_state = ...`);
 - its test asks for a CUDA (or ROCm) build of torch: `torch.version.cuda` and `torch.version.hip`
   are None on the CPU build of torch that torch_npu runs on, under transfer_to_npu too, so
   `if torch.version.cuda:` and `x.device.type == "cuda" and torch.version.cuda and ...` are
@@ -761,12 +764,23 @@ def _mirrored_by_npu_part(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> boo
         if isinstance(child, (nodes.Assign, nodes.AnnAssign)) and _is_cuda_test(child.value) \
                 and _has_npu_twin(child, block):
             return True
-        npu_parts = [stmt for stmt in block if stmt is not child and isinstance(stmt, nodes.If)
+        # also the NPU's `if` inside a `try:` of its own (MindStudio Probe's precision checker:
+        # `try: import torch_npu` / `if torch.npu.is_available(): npu_state = ...`)
+        candidates = [inner for stmt in block if stmt is not child
+                      for inner in (stmt.body if isinstance(stmt, nodes.Try) else [stmt])]
+        npu_parts = [stmt for stmt in candidates if isinstance(stmt, nodes.If)
                      and not stmt.orelse and _polarity(stmt.test) == POSITIVE]
         if not npu_parts:
             return False
-        cuda_part = child.body + child.orelse if isinstance(child, nodes.If) and (
-            _probes_cuda(child.test) or _tests_cuda_device(child.test)) else [child]
+        value = getattr(child, "value", None)
+        if isinstance(child, nodes.If) and (_probes_cuda(child.test) or _tests_cuda_device(child.test)):
+            cuda_part = child.body + child.orelse
+        elif isinstance(child, (nodes.Assign, nodes.AnnAssign)) and isinstance(value, nodes.IfExp) \
+                and _is_cuda_test(value.test):
+            # `cuda_state = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None`
+            cuda_part = [value.body, value.orelse]
+        else:
+            cuda_part = [child]
         cuda_names = _device_api_names(cuda_part, "torch.cuda.")
         return bool(cuda_names) and any(cuda_names <= _device_api_names(part.body, "torch.npu.")
                                         for part in npu_parts)
