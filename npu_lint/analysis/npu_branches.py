@@ -28,6 +28,9 @@ take is not reported. A path is off the NPU when
 - it is one device's record in a table that holds the NPU's record: a list of calls to one
   constructor, one per device (xinference's `DeviceSpec(name="cuda", ...)` beside
   `DeviceSpec(name="npu", ...)`), or the value of the "cuda" key of a mapping with an "npu" key;
+- it is the value of a constant named for CUDA in a class or module whose constant named for
+  the NPU holds "npu" (MindStudio Probe's `Const`: `NPU_LOWERCASE = 'npu'` beside
+  `CUDA_LOWERCASE = 'cuda'`, which the code compares devices with);
 - it is the default of `.get` on a mapping with the NPU's own entry
   (`{"npu": "hccl", "xpu": "xccl"}.get(device_type, "nccl")`, ultralytics' trainer; also a
   mapping bound once by name, mineru's `_VISIBLE_DEVICE_ENV_NAMES.get(device_type,
@@ -157,6 +160,8 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
             # registry that probes CUDA's record first picks it (xinference's env_name)
             return True
         if _after_npu_exit(parent, child):
+            return True
+        if isinstance(parent, nodes.Assign) and child is parent.value and _constant_beside_npu_constant(parent):
             return True
         if _mirrored_by_npu_part(parent, child):
             return True
@@ -385,6 +390,25 @@ def _record_beside_npu_record(parent: nodes.NodeNG, child: nodes.NodeNG) -> bool
         key = next((key for key, value in parent.items if value is child), None)
         return key is not None and _is_cuda_string(key) and any(_is_npu_string(other) for other, _value in parent.items)
     return False
+
+
+def _constant_name(assign: nodes.Assign) -> Optional[str]:
+    if len(assign.targets) == 1 and isinstance(assign.targets[0], nodes.AssignName):
+        return assign.targets[0].name
+    return None
+
+
+def _constant_beside_npu_constant(assign: nodes.Assign) -> bool:
+    """`CUDA_LOWERCASE = 'cuda'` in a class or module of device-name constants that holds
+    `NPU_LOWERCASE = 'npu'` too (MindStudio Probe's Const): the constant is CUDA's own name,
+    read where the code compares a device with it (`module.device == Const.CUDA_LOWERCASE`);
+    "npu" there would make it a second NPU constant under CUDA's name."""
+    name = _constant_name(assign)
+    if name is None or "cuda" not in identifier_words(name) or not _is_cuda_string(assign.value):
+        return False
+    return any(isinstance(other, nodes.Assign) and other is not assign and _is_npu_string(other.value)
+               and "npu" in identifier_words(_constant_name(other) or "")
+               for other in assign.parent.get_children())
 
 
 def _default_beside_npu_key(call: nodes.Call, child: nodes.NodeNG, named: bool = True) -> bool:
