@@ -280,12 +280,38 @@ def _library_callee(call: nodes.NodeNG) -> bool:
     """Is `call` into a library imported by name, neither torch nor the linted project's own?
     A switch of the project's own code is ported with it: fairseq's `task.disambiguate_pronoun(...,
     use_cuda=self.device.type == "cuda")` moves the sample with its own `move_to_cuda` (ported
-    to the NPU) when the switch is on, so on the NPU the test must say yes."""
+    to the NPU) when the switch is on, so on the NPU the test must say yes. Also a method of an
+    object the class made with a library's call (`self.comet_scorer = load_from_checkpoint(path)`)."""
     qname = qualified_name(call.func) if isinstance(call, nodes.Call) else None
+    if qname is None:
+        made_by = _instance_made_by(call.func) if isinstance(call, nodes.Call) else []
+        return bool(made_by) and all(_library_name(qualified_name(value.func), call) for value in made_by)
+    return _library_name(qname, call)
+
+
+def _library_name(qname: str | None, call: nodes.NodeNG) -> bool:
     if qname is None:
         return False
     top = qname.split(".", 1)[0]
     return top not in ("torch", "torch_npu") and top not in own_packages(call.root().file or "")
+
+
+def _instance_made_by(callee: nodes.NodeNG) -> list[nodes.Call]:
+    """The calls that made the object whose method `callee` is, when it is `self.<name>.<method>`
+    and every assignment of `self.<name>` in the class is a call (evalscope's COMET metric:
+    `self.comet_scorer = load_from_checkpoint(path)`, then `self.comet_scorer.predict(...,
+    gpus=1 if torch.cuda.is_available() else 0)`); else none."""
+    if not isinstance(callee, nodes.Attribute):
+        return []
+    held = callee.expr
+    if not (isinstance(held, nodes.Attribute) and isinstance(held.expr, nodes.Name) and held.expr.name == "self"):
+        return []
+    klass = held.scope().parent
+    assignments = klass.instance_attrs.get(held.attrname, ()) if isinstance(klass, nodes.ClassDef) else ()
+    values = [getattr(assignment.parent, "value", None) for assignment in assignments]
+    if not values or not all(isinstance(value, nodes.Call) for value in values):
+        return []
+    return values
 
 
 def guarded_cuda_code(node: nodes.NodeNG) -> str | None:

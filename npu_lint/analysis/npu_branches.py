@@ -28,6 +28,9 @@ take is not reported. A path is off the NPU when
 - it is one device's record in a table that holds the NPU's record: a list of calls to one
   constructor, one per device (xinference's `DeviceSpec(name="cuda", ...)` beside
   `DeviceSpec(name="npu", ...)`), or the value of the "cuda" key of a mapping with an "npu" key;
+- it is the value of a constant named for CUDA in a class or module whose constant named for
+  the NPU holds "npu" (MindStudio Probe's `Const`: `NPU_LOWERCASE = 'npu'` beside
+  `CUDA_LOWERCASE = 'cuda'`, which the code compares devices with);
 - it is the default of `.get` on a mapping with the NPU's own entry
   (`{"npu": "hccl", "xpu": "xccl"}.get(device_type, "nccl")`, ultralytics' trainer; also a
   mapping bound once by name, mineru's `_VISIBLE_DEVICE_ENV_NAMES.get(device_type,
@@ -46,7 +49,10 @@ take is not reported. A path is off the NPU when
 - it does CUDA's part of what a statement of the same block, `if <NPU test>:`, does for the NPU:
   every torch.cuda name it uses (beyond the test) has its torch.npu twin in that body
   (transformers' Trainer saves and restores each device's RNG state in an `if` per device, and
-  `set_seed` seeds CUDA and then, under `if is_torch_npu_available():`, the NPU);
+  `set_seed` seeds CUDA and then, under `if is_torch_npu_available():`, the NPU); also when
+  that `if` stands in a `try:` of its own and CUDA's part is a conditional expression
+  (MindStudio Probe: `cuda_state = torch.cuda.get_rng_state_all() if torch.cuda.is_available()
+  else None`, then `try: import torch_npu` / `if torch.npu.is_available(): npu_state = ...`);
 - its test asks for a CUDA (or ROCm) build of torch: `torch.version.cuda` and `torch.version.hip`
   are None on the CPU build of torch that torch_npu runs on, under transfer_to_npu too, so
   `if torch.version.cuda:` and `x.device.type == "cuda" and torch.version.cuda and ...` are
@@ -82,6 +88,9 @@ take is not reported. A path is off the NPU when
 - its test asks whether a value is still CUDA's (`if backend == "nccl":`) after the NPU's branch
   of an earlier test in the function stored the NPU's own (`if is_torch_npu_available():
   backend = "hccl"`, ATorch's init_distributed);
+- it is the handler of a failed torch_npu import (`try: import torch_npu` / `except ImportError:
+  current_device = "cuda"`, MindStudio Probe's accuracy checker), when nothing else in the `try:`
+  can fail: torch_npu imports on an Ascend host;
 - it follows `if not hasattr(torch, "musa"): return` (or another accelerator's
   `torch.xpu.is_available()`): the rest runs on that accelerator alone (DLRover's musa_patch).
 
@@ -152,9 +161,12 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
             return True
         if _after_npu_exit(parent, child):
             return True
+        if isinstance(parent, nodes.Assign) and child is parent.value and _constant_beside_npu_constant(parent):
+            return True
         if _mirrored_by_npu_part(parent, child):
             return True
-        if isinstance(parent, nodes.ExceptHandler) and _fallback_for_missing_namespace(parent):
+        if isinstance(parent, nodes.ExceptHandler) and (_fallback_for_missing_namespace(parent)
+                                                        or _torch_npu_import_failed(parent)):
             return True
         if ctx is not None and isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and child is parent.value \
                 and _is_cuda_test(child):
@@ -315,6 +327,37 @@ def _fallback_for_missing_namespace(handler: nodes.ExceptHandler) -> bool:
                for statement in attempt.body for call in statement.nodes_of_class(nodes.Call))
 
 
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _torch_npu_import_failed(handler: nodes.ExceptHandler) -> bool:
+    """`try: import torch_npu` / `except ImportError: current_device = "cuda"` (MindStudio
+    Probe's accuracy checker, its monitor's `device = "npu"` after the import): the handler runs
+    only where torch_npu does not import, and on an Ascend host it does. Only when nothing else
+    in the `try:` can fail: its other statements import torch or torch_npu, or store, return or
+    do nothing without calling anything."""
+    caught = handler.type
+    names = [] if caught is None else caught.elts if isinstance(caught, nodes.Tuple) else [caught]
+    if names and not any(isinstance(name, nodes.Name) and name.name in _IMPORT_ERRORS for name in names):
+        return False
+    attempt = handler.parent
+    if not isinstance(attempt, nodes.Try) or handler not in attempt.handlers:
+        return False
+    imports_npu = False
+    for statement in attempt.body:
+        if isinstance(statement, (nodes.Import, nodes.ImportFrom)):
+            modules = [name for name, _alias in statement.names] if isinstance(statement, nodes.Import) \
+                else [] if statement.level else [statement.modname]
+            tops = {module.split(".", 1)[0] for module in modules}
+            if not tops or not tops <= {"torch", "torch_npu"}:
+                return False
+            imports_npu = imports_npu or "torch_npu" in tops
+        elif not isinstance(statement, (nodes.Assign, nodes.AnnAssign, nodes.Return, nodes.Pass)) \
+                or any(True for _call in statement.nodes_of_class(nodes.Call)):
+            return False
+    return imports_npu
+
+
 def _beside_npu(node: nodes.NodeNG) -> bool:
     """An element of a literal that also holds the NPU: `device in ("cuda", "npu")`,
     `{"cuda": torch.cuda, "npu": torch.npu}[kind]` list the devices a project supports."""
@@ -347,6 +390,25 @@ def _record_beside_npu_record(parent: nodes.NodeNG, child: nodes.NodeNG) -> bool
         key = next((key for key, value in parent.items if value is child), None)
         return key is not None and _is_cuda_string(key) and any(_is_npu_string(other) for other, _value in parent.items)
     return False
+
+
+def _constant_name(assign: nodes.Assign) -> Optional[str]:
+    if len(assign.targets) == 1 and isinstance(assign.targets[0], nodes.AssignName):
+        return assign.targets[0].name
+    return None
+
+
+def _constant_beside_npu_constant(assign: nodes.Assign) -> bool:
+    """`CUDA_LOWERCASE = 'cuda'` in a class or module of device-name constants that holds
+    `NPU_LOWERCASE = 'npu'` too (MindStudio Probe's Const): the constant is CUDA's own name,
+    read where the code compares a device with it (`module.device == Const.CUDA_LOWERCASE`);
+    "npu" there would make it a second NPU constant under CUDA's name."""
+    name = _constant_name(assign)
+    if name is None or "cuda" not in identifier_words(name) or not _is_cuda_string(assign.value):
+        return False
+    return any(isinstance(other, nodes.Assign) and other is not assign and _is_npu_string(other.value)
+               and "npu" in identifier_words(_constant_name(other) or "")
+               for other in assign.parent.get_children())
 
 
 def _default_beside_npu_key(call: nodes.Call, child: nodes.NodeNG, named: bool = True) -> bool:
@@ -726,12 +788,23 @@ def _mirrored_by_npu_part(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> boo
         if isinstance(child, (nodes.Assign, nodes.AnnAssign)) and _is_cuda_test(child.value) \
                 and _has_npu_twin(child, block):
             return True
-        npu_parts = [stmt for stmt in block if stmt is not child and isinstance(stmt, nodes.If)
+        # also the NPU's `if` inside a `try:` of its own (MindStudio Probe's precision checker:
+        # `try: import torch_npu` / `if torch.npu.is_available(): npu_state = ...`)
+        candidates = [inner for stmt in block if stmt is not child
+                      for inner in (stmt.body if isinstance(stmt, nodes.Try) else [stmt])]
+        npu_parts = [stmt for stmt in candidates if isinstance(stmt, nodes.If)
                      and not stmt.orelse and _polarity(stmt.test) == POSITIVE]
         if not npu_parts:
             return False
-        cuda_part = child.body + child.orelse if isinstance(child, nodes.If) and (
-            _probes_cuda(child.test) or _tests_cuda_device(child.test)) else [child]
+        value = getattr(child, "value", None)
+        if isinstance(child, nodes.If) and (_probes_cuda(child.test) or _tests_cuda_device(child.test)):
+            cuda_part = child.body + child.orelse
+        elif isinstance(child, (nodes.Assign, nodes.AnnAssign)) and isinstance(value, nodes.IfExp) \
+                and _is_cuda_test(value.test):
+            # `cuda_state = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None`
+            cuda_part = [value.body, value.orelse]
+        else:
+            cuda_part = [child]
         cuda_names = _device_api_names(cuda_part, "torch.cuda.")
         return bool(cuda_names) and any(cuda_names <= _device_api_names(part.body, "torch.npu.")
                                         for part in npu_parts)

@@ -233,10 +233,13 @@ def _inside_subclass_of(node, qname: str) -> bool:
 def _asked_about(node: nodes.NodeNG) -> bool:
     """`x.is_contiguous(memory_format=torch.channels_last)`, `fmt == torch.channels_last` (dlinfer's
     get_memory_format, torch's own layout tests): the name is compared or asked about, and no
-    tensor is converted to it."""
+    tensor is converted to it. Also a key of a mapping, looked up by a format a tensor already has
+    (MindStudio Probe's dump names each format: `{torch.channels_last: "channels_last"}`)."""
     if comparison_of(node) is not None:
         return True
     parent = node.parent
+    if isinstance(parent, nodes.Dict) and any(node is key for key, _value in parent.items):
+        return True
     if isinstance(parent, nodes.Keyword):
         parent = parent.parent
     return isinstance(parent, nodes.Call) and isinstance(parent.func, nodes.Attribute) \
