@@ -434,3 +434,86 @@ def test_exit_unless_other_accelerator_needs_no_npu_in_the_module():
         torch.empty = patched_empty
     """
     assert codes(body, header="import torch\n") == []
+
+
+# vLLM's tests of ROCm and XPU kernels skip unless the platform layer says so; they run on that
+# accelerator alone (the NPU's platform is a plugin), and name no NPU.
+PLATFORM_HEADER = "import pytest\nimport torch\nfrom vllm.platforms import current_platform\n"
+
+
+@pytest.mark.parametrize("body", [
+    # tests/kernels/moe/test_rocm_aiter_topk.py
+    """
+    if not current_platform.is_rocm():
+        pytest.skip("This test can only run on ROCm.", allow_module_level=True)
+
+    def test_rocm_aiter_grouped_topk():
+        gating_output = torch.randn((4, 8), dtype=torch.bfloat16, device="cuda")
+    """,
+    # an `or` of reasons to skip, and `not (rocm and ...)`
+    """
+    if not current_platform.is_rocm() or not is_aiter_found_and_supported():
+        pytest.skip("requires AITER on ROCm", allow_module_level=True)
+    torch.cuda.synchronize()
+    """,
+    """
+    if not (current_platform.is_rocm() and on_gfx950()):
+        pytest.skip("gfx950 only", allow_module_level=True)
+    torch.cuda.synchronize()
+    """,
+    # a module's pytestmark, also in a list
+    """
+    pytestmark = pytest.mark.skipif(not current_platform.is_rocm(), reason="ROCm-specific tests")
+
+    def test_mxfp8_linear():
+        x = torch.randn(16, 32, device="cuda")
+    """,
+    """
+    pytestmark = [pytest.mark.skipif(not current_platform.is_xpu(), reason="XPU only"), pytest.mark.slow]
+
+    class TestXpuOps:
+        def test_op(self):
+            torch.cuda.synchronize()
+    """,
+    # one test's mark
+    """
+    @pytest.mark.skipif(not current_platform.is_rocm(), reason="Only ROCm is supported")
+    def test_rocm_aiter_mla_sink():
+        torch.cuda.synchronize()
+    """,
+])
+def test_a_test_that_runs_on_another_accelerator_alone_is_off_the_npu_path(body):
+    assert codes(body, PLATFORM_HEADER) == []
+
+
+@pytest.mark.parametrize("body, expected", [
+    # skipped unless CUDA: a CUDA test, which the port reads
+    ("""
+    if not current_platform.is_cuda():
+        pytest.skip("This test can only run on CUDA.", allow_module_level=True)
+    torch.cuda.synchronize()
+    """, [(4, "NPU101")]),
+    # skipped *on* ROCm: runs on CUDA (and the NPU)
+    ("""
+    @pytest.mark.skipif(current_platform.is_rocm(), reason="not on ROCm")
+    def test_op():
+        torch.cuda.synchronize()
+    """, [(4, "NPU101")]),
+    # a skip that does not leave on every path, and a call that is no skip
+    ("""
+    if not current_platform.is_rocm():
+        if slow:
+            pytest.skip("slow", allow_module_level=True)
+        print("not ROCm")
+    torch.cuda.synchronize()
+    """, [(6, "NPU101")]),
+    # a skip mark bound to another name marks no test
+    ("""
+    mark = pytest.mark.skipif(not current_platform.is_rocm(), reason="ROCm only")
+
+    def test_op():
+        torch.cuda.synchronize()
+    """, [(5, "NPU101")]),
+])
+def test_a_test_that_may_run_on_the_npu_is_still_reported(body, expected):
+    assert codes(body, PLATFORM_HEADER) == expected

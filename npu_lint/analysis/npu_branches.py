@@ -83,7 +83,11 @@ take is not reported. A path is off the NPU when
   of an earlier test in the function stored the NPU's own (`if is_torch_npu_available():
   backend = "hccl"`, ATorch's init_distributed);
 - it follows `if not hasattr(torch, "musa"): return` (or another accelerator's
-  `torch.xpu.is_available()`): the rest runs on that accelerator alone (DLRover's musa_patch).
+  `torch.xpu.is_available()`): the rest runs on that accelerator alone (DLRover's musa_patch);
+  also when a platform layer is asked for that accelerator (`if not current_platform.is_rocm():
+  pytest.skip(..., allow_module_level=True)`, vLLM's tests of ROCm and XPU kernels: a skip leaves
+  as a `raise` does), and in a test that `pytest.mark.skipif(not current_platform.is_rocm(), ...)`
+  marks, or in every test of a module whose `pytestmark` is such a mark.
 
 A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
 """
@@ -116,7 +120,8 @@ _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 # device string or variable name in any case, a quoted "ascend") matches this, and a device's
 # namespace looked up by name (`getattr(torch, device)`); "input" does not.
 _MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b|[\"'](?i:ascend)[\"']"
-                           r"|getattr\(torch,|hasattr\(torch,|torch\.(?:musa|mlu|xpu|hpu|mps|sdaa)\.is_available")
+                           r"|getattr\(torch,|hasattr\(torch,|torch\.(?:musa|mlu|xpu|hpu|mps|sdaa)\.is_available"
+                           r"|\bis_(?:rocm|hip|musa|mlu|xpu|hpu|mps|sdaa|tpu)\(\)")
 # torch's build versions that are None on the build torch_npu runs on.
 _CUDA_BUILD_VERSIONS = frozenset({"torch.version.cuda", "torch.version.hip"})
 
@@ -155,6 +160,9 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
         if _mirrored_by_npu_part(parent, child):
             return True
         if isinstance(parent, nodes.ExceptHandler) and _fallback_for_missing_namespace(parent):
+            return True
+        if isinstance(parent, (nodes.FunctionDef, nodes.ClassDef)) and child is not parent.decorators \
+                and _skipped_unless_other_accelerator(parent):
             return True
         if ctx is not None and isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and child is parent.value \
                 and _is_cuda_test(child):
@@ -682,13 +690,29 @@ def _after_npu_exit(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> bool:
 _OTHER_ACCELERATORS = frozenset({"musa", "mlu", "xpu", "hpu", "mps", "sdaa"})
 
 
+# What a platform layer is asked for an accelerator that is neither CUDA nor the NPU (vLLM's
+# `current_platform.is_rocm()`, `is_xpu()`, `is_tpu()`): false on an NPU host, whose platform is
+# a plugin of its own. ROCm counts although it answers through torch.cuda: code that runs on ROCm
+# alone is AMD's, and the CUDA code beside it is what the port reads.
+_OTHER_PLATFORM_QUERIES = frozenset({f"is_{name}" for name in _OTHER_ACCELERATORS | {"rocm", "hip", "tpu"}})
+
+
 def _unless_other_accelerator(test: nodes.NodeNG) -> bool:
     """`not hasattr(torch, "musa")` (DLRover's musa_patch: `if not hasattr(torch, "musa"):
-    return` before it patches torch for MUSA): what follows the exit runs on that accelerator
-    alone, neither on the NPU nor on CUDA."""
+    return` before it patches torch for MUSA), `not current_platform.is_rocm()` (vLLM's tests of
+    ROCm kernels: `if not current_platform.is_rocm(): pytest.skip(...)`): what follows the exit
+    runs on that accelerator alone, neither on the NPU nor on CUDA. Also when an `or` adds
+    reasons to leave (`not current_platform.is_rocm() or not aiter_found()`), or the `not` holds
+    an `and` with such a question (`not (current_platform.is_rocm() and on_gfx950())`)."""
+    if isinstance(test, nodes.BoolOp) and test.op == "or":
+        return any(_unless_other_accelerator(value) for value in test.values)
     if not (isinstance(test, nodes.UnaryOp) and test.op == "not"):
         return False
     probe = test.operand
+    if isinstance(probe, nodes.BoolOp) and probe.op == "and":
+        return any(_asks_platform_for_other_accelerator(value) for value in probe.values)
+    if _asks_platform_for_other_accelerator(probe):
+        return True
     if isinstance(probe, nodes.Call) and isinstance(probe.func, nodes.Name) and probe.func.name == "hasattr" \
             and len(probe.args) == 2 and qualified_name(probe.args[0]) == "torch":
         name = probe.args[1]
@@ -700,6 +724,42 @@ def _unless_other_accelerator(test: nodes.NodeNG) -> bool:
     return False
 
 
+def _asks_platform_for_other_accelerator(node: nodes.NodeNG) -> bool:
+    """`current_platform.is_rocm()`, `is_xpu()`: a question without arguments, asked of an object."""
+    return isinstance(node, nodes.Call) and not node.args and not node.keywords \
+        and isinstance(node.func, nodes.Attribute) and node.func.attrname in _OTHER_PLATFORM_QUERIES
+
+
+_SKIPS: "weakref.WeakKeyDictionary[nodes.NodeNG, bool]" = weakref.WeakKeyDictionary()
+
+
+def _skipped_unless_other_accelerator(scope: nodes.FunctionDef | nodes.ClassDef) -> bool:
+    """A test (or test class) marked `@pytest.mark.skipif(not current_platform.is_rocm(), ...)`,
+    or any test of a module whose `pytestmark` is such a mark (vLLM's tests of ROCm and XPU
+    kernels): it runs on that accelerator alone."""
+    found = _SKIPS.get(scope)
+    if found is None:
+        marks = list(scope.decorators.nodes) if scope.decorators else []
+        module = scope.parent
+        if isinstance(module, nodes.Module):
+            for stmt in module.body:
+                if isinstance(stmt, nodes.Assign) and len(stmt.targets) == 1 \
+                        and isinstance(stmt.targets[0], nodes.AssignName) and stmt.targets[0].name == "pytestmark":
+                    value = stmt.value
+                    marks.extend(value.elts if isinstance(value, (nodes.List, nodes.Tuple)) else [value])
+        found = _SKIPS[scope] = any(_skipif_unless_other_accelerator(mark) for mark in marks)
+    return found
+
+
+def _skipif_unless_other_accelerator(mark: nodes.NodeNG) -> bool:
+    return isinstance(mark, nodes.Call) and isinstance(mark.func, nodes.Attribute) \
+        and mark.func.attrname == "skipif" and bool(mark.args) and _unless_other_accelerator(mark.args[0])
+
+
+# Calls that leave the test or the program: `pytest.skip(..., allow_module_level=True)` raises.
+_LEAVING_CALLS = frozenset({"pytest.skip", "pytest.exit", "pytest.fail", "sys.exit"})
+
+
 def _always_leaves(block: list[nodes.NodeNG]) -> bool:
     """Does every path through the block end in `return`/`raise`/`continue`/`break`? Also when
     the NPU's branch picks among its own devices before it leaves (ms-swift's
@@ -708,6 +768,9 @@ def _always_leaves(block: list[nodes.NodeNG]) -> bool:
         return False
     last = block[-1]
     if isinstance(last, _EXITS):
+        return True
+    if isinstance(last, nodes.Expr) and isinstance(last.value, nodes.Call) \
+            and qualified_name(last.value.func) in _LEAVING_CALLS:
         return True
     if isinstance(last, nodes.If):
         return _always_leaves(last.body) and _always_leaves(last.orelse)
