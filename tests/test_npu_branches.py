@@ -517,3 +517,32 @@ def test_a_test_that_runs_on_another_accelerator_alone_is_off_the_npu_path(body)
 ])
 def test_a_test_that_may_run_on_the_npu_is_still_reported(body, expected):
     assert codes(body, PLATFORM_HEADER) == expected
+
+
+# vLLM's NPU platform is a plugin (vllm-ascend): a module that asks the platform layer
+# `is_out_of_tree()` gives the NPU its own branch, and names no NPU.
+@pytest.mark.parametrize("body, expected", [
+    # vllm/distributed/parallel_state.py `_platform_device_type()`
+    ("""
+    def _platform_device_type():
+        if current_platform.is_cuda_alike():
+            return "cuda"
+        elif current_platform.is_xpu():
+            return "xpu"
+        elif current_platform.is_out_of_tree():
+            return current_platform.device_name
+        else:
+            return "cpu"
+    """, []),
+    # near miss: no plugin's branch in the module, so the CUDA branch is the one to port
+    ("""
+    def _platform_device_type():
+        if current_platform.is_cuda_alike():
+            return "cuda"
+        elif current_platform.is_xpu():
+            return "xpu"
+        return "cpu"
+    """, [(4, "NPU111")]),
+])
+def test_a_platform_plugin_branch_is_the_npus(body, expected):
+    assert codes(body, PLATFORM_HEADER) == expected

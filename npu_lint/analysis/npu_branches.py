@@ -70,7 +70,8 @@ take is not reported. A path is off the NPU when
   there;
 - its test asks a platform layer for CUDA (`current_platform.is_cuda_alike()`, `is_cuda()`, or a
   name bound once to one) in a module that asks it for the NPU too (`is_npu()`): FastVideo's and
-  SGLang's platform layers answer "CUDA" on CUDA hosts alone;
+  SGLang's platform layers answer "CUDA" on CUDA hosts alone; also where the module asks for a
+  platform plugin instead (vLLM's `is_out_of_tree()`: the NPU's platform is a plugin, vllm-ascend);
 - it is a default that the NPU's branch of a test right after it replaces (`device = "cuda"`
   then `if is_torch_npu_available(): device = "npu"`), read by nothing in between; a
   parameter's default too, replaced by the function's first statements (`device_type =
@@ -121,7 +122,7 @@ _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 # namespace looked up by name (`getattr(torch, device)`); "input" does not.
 _MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b|[\"'](?i:ascend)[\"']"
                            r"|getattr\(torch,|hasattr\(torch,|torch\.(?:musa|mlu|xpu|hpu|mps|sdaa)\.is_available"
-                           r"|\bis_(?:rocm|hip|musa|mlu|xpu|hpu|mps|sdaa|tpu)\(\)")
+                           r"|\bis_(?:rocm|hip|musa|mlu|xpu|hpu|mps|sdaa|tpu|out_of_tree)\(\)")
 # torch's build versions that are None on the build torch_npu runs on.
 _CUDA_BUILD_VERSIONS = frozenset({"torch.version.cuda", "torch.version.hip"})
 
@@ -929,12 +930,17 @@ def _asks_for_cuda_build(node: nodes.NodeNG) -> bool:
 
 
 _PLATFORM_CUDA_QUERIES = frozenset({"is_cuda", "is_cuda_alike"})
+# What a platform layer is asked for the NPU: its own question, or vLLM's question for a platform
+# plugin (`current_platform.is_out_of_tree()`), which is how the NPU's platform comes (vllm-ascend).
+_PLATFORM_NPU_QUERIES = frozenset({"is_npu", "is_out_of_tree"})
 _ASKS_FOR_NPU: "weakref.WeakKeyDictionary[nodes.Module, bool]" = weakref.WeakKeyDictionary()
 
 
 def _asks_platform_for_cuda(node: nodes.NodeNG) -> bool:
     """`current_platform.is_cuda_alike()`, `is_cuda()`, or a name bound once to one (`_is_cuda =
-    is_cuda()`), in a module that asks the same kind of question for the NPU (`is_npu()`): the
+    is_cuda()`), in a module that asks the same kind of question for the NPU (`is_npu()`, or
+    `is_out_of_tree()` where the NPU's platform is a plugin: vLLM's `_platform_device_type()`
+    returns "cuda" if `is_cuda_alike()`, `current_platform.device_name` if `is_out_of_tree()`): the
     project's platform layer (FastVideo's and vLLM's `current_platform`, SGLang's utils) answers
     "CUDA" on CUDA hosts alone and gives the NPU its own question, so what such a test guards is
     CUDA's."""
@@ -947,7 +953,7 @@ def _asks_platform_for_cuda(node: nodes.NodeNG) -> bool:
     asks = _ASKS_FOR_NPU.get(module)
     if asks is None:
         asks = _ASKS_FOR_NPU[module] = any(
-            not call.args and last_name(call.func) == "is_npu" for call in module.nodes_of_class(nodes.Call))
+            not call.args and last_name(call.func) in _PLATFORM_NPU_QUERIES for call in module.nodes_of_class(nodes.Call))
     return asks
 
 
