@@ -546,3 +546,32 @@ def test_a_test_that_may_run_on_the_npu_is_still_reported(body, expected):
 ])
 def test_a_platform_plugin_branch_is_the_npus(body, expected):
     assert codes(body, PLATFORM_HEADER) == expected
+
+
+@pytest.mark.parametrize("body, expected", [
+    # vllm/models/hy_v4/amd/triton_ihc.py: under transfer_to_npu too, is_rocm() is False on the NPU
+    ("""
+    def _use_triton(x):
+        if current_platform.is_rocm() and x.is_cuda:
+            torch.cuda.synchronize()
+        return current_platform.is_rocm() and x.is_cuda
+    """, []),
+    # vllm/utils/torch_utils.py: the ROCm branch
+    ("""
+    if current_platform.is_rocm():
+        torch.cuda.synchronize()
+    """, []),
+    # near miss: `not is_rocm()` holds on CUDA and the NPU alike
+    ("""
+    if not current_platform.is_rocm():
+        torch.cuda.synchronize()
+    """, [(3, "NPU101")]),
+    # near miss: an `or` with the ROCm question runs the rest on the NPU
+    ("""
+    def _use_triton(x):
+        if current_platform.is_rocm() or x.is_cuda:
+            torch.cuda.synchronize()
+    """, [(3, "NPU104"), (4, "NPU101")]),
+])
+def test_a_question_for_rocm_keeps_its_branch_off_the_npu(body, expected):
+    assert codes(body, PLATFORM_HEADER) == expected

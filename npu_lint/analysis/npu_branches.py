@@ -88,7 +88,10 @@ take is not reported. A path is off the NPU when
   also when a platform layer is asked for that accelerator (`if not current_platform.is_rocm():
   pytest.skip(..., allow_module_level=True)`, vLLM's tests of ROCm and XPU kernels: a skip leaves
   as a `raise` does), and in a test that `pytest.mark.skipif(not current_platform.is_rocm(), ...)`
-  marks, or in every test of a module whose `pytestmark` is such a mark.
+  marks, or in every test of a module whose `pytestmark` is such a mark; the body of
+  `if current_platform.is_rocm():` and what follows that question in an `and`
+  (`current_platform.is_rocm() and x.is_cuda`, vLLM's hy_v4 ROCm kernels) are that accelerator's
+  alone too.
 
 A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
 """
@@ -868,7 +871,8 @@ def _device_api_names(statements: list[nodes.NodeNG], prefix: str) -> set[str]:
 def _polarity(test: nodes.NodeNG) -> int:
     """POSITIVE when the test is true only on the NPU, NEGATIVE when true only off it."""
     if isinstance(test, nodes.UnaryOp) and test.op == "not":
-        if _asks_for_cuda_build(test.operand) or _asks_platform_for_cuda(test.operand):
+        if _asks_for_cuda_build(test.operand) or _asks_platform_for_cuda(test.operand) \
+                or _asks_platform_for_other_accelerator(test.operand):
             return UNKNOWN  # true on the NPU, and on every other build without CUDA
         return -_polarity(test.operand)
     if isinstance(test, nodes.BoolOp):
@@ -884,6 +888,8 @@ def _polarity(test: nodes.NodeNG) -> int:
         return NEGATIVE  # `if torch.version.cuda:`: None on the NPU's torch
     if _asks_platform_for_cuda(test):
         return NEGATIVE  # `if current_platform.is_cuda_alike():` where the module asks `is_npu()` too
+    if _asks_platform_for_other_accelerator(test):
+        return NEGATIVE  # `if current_platform.is_rocm():`: AMD's, as `torch.version.hip` is
     if _reads_npu_switch(test):
         return POSITIVE  # `if os.environ.get("USE_NPU"):`
     if isinstance(test, (nodes.Name, nodes.Attribute, nodes.Call)) and names_npu(test):
