@@ -575,3 +575,60 @@ def test_a_platform_plugin_branch_is_the_npus(body, expected):
 ])
 def test_a_question_for_rocm_keeps_its_branch_off_the_npu(body, expected):
     assert codes(body, PLATFORM_HEADER) == expected
+
+
+@pytest.mark.parametrize("body, expected", [
+    # tests/kernels/models/amd/test_dsv41_mono_gfx942.py
+    ("""
+    def _on_gfx942() -> bool:
+        if not current_platform.is_rocm():
+            return False
+        from vllm.platforms.rocm import on_gfx942
+
+        return on_gfx942()
+
+    if not _on_gfx942():
+        pytest.skip("the gfx942 mono kernels need a gfx942 GPU", allow_module_level=True)
+    torch.cuda.synchronize()
+    """, []),
+    # tests/models/kimi_k3/amd_specialized_decode/test_numerics.py: a mark bound to a name
+    ("""
+    def _on_gfx950() -> bool:
+        \"\"\"True on MI355X.\"\"\"
+        if not current_platform.is_rocm():
+            return False
+        return on_gfx950()
+
+    needs_gfx950 = pytest.mark.skipif(not _on_gfx950(), reason="the K3 mono kernels need gfx950 (MI355X)")
+
+    @needs_gfx950
+    def test_decode():
+        torch.cuda.synchronize()
+    """, []),
+    # near miss: a helper that answers True off ROCm too
+    ("""
+    def _on_gpu() -> bool:
+        if not current_platform.is_rocm():
+            return True
+        return on_gfx950()
+
+    if not _on_gpu():
+        pytest.skip("needs a GPU", allow_module_level=True)
+    torch.cuda.synchronize()
+    """, [(9, "NPU101")]),
+    # near miss: a helper that takes the platform to ask
+    ("""
+    def _on(platform) -> bool:
+        if not platform.is_rocm():
+            return False
+        return True
+
+    needs_rocm = pytest.mark.skipif(not _on(current_platform), reason="ROCm")
+
+    @needs_rocm
+    def test_decode():
+        torch.cuda.synchronize()
+    """, [(11, "NPU101")]),
+])
+def test_a_helper_that_asks_for_rocm_keeps_its_tests_off_the_npu(body, expected):
+    assert codes(body, PLATFORM_HEADER) == expected

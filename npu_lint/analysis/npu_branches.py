@@ -91,7 +91,9 @@ take is not reported. A path is off the NPU when
   marks, or in every test of a module whose `pytestmark` is such a mark; the body of
   `if current_platform.is_rocm():` and what follows that question in an `and`
   (`current_platform.is_rocm() and x.is_cuda`, vLLM's hy_v4 ROCm kernels) are that accelerator's
-  alone too.
+  alone too; so is what a function of the module asks that answers False unless so
+  (`def _on_gfx950(): if not current_platform.is_rocm(): return False`), and a mark bound to a
+  name (`needs_gfx950 = pytest.mark.skipif(not _on_gfx950(), ...)`, then `@needs_gfx950`).
 
 A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
 """
@@ -728,10 +730,37 @@ def _unless_other_accelerator(test: nodes.NodeNG) -> bool:
     return False
 
 
-def _asks_platform_for_other_accelerator(node: nodes.NodeNG) -> bool:
-    """`current_platform.is_rocm()`, `is_xpu()`: a question without arguments, asked of an object."""
-    return isinstance(node, nodes.Call) and not node.args and not node.keywords \
-        and isinstance(node.func, nodes.Attribute) and node.func.attrname in _OTHER_PLATFORM_QUERIES
+def _asks_platform_for_other_accelerator(node: nodes.NodeNG, through_function: bool = True) -> bool:
+    """`current_platform.is_rocm()`, `is_xpu()`: a question without arguments, asked of an object.
+    Also a call of the module's own function that answers False unless so (vLLM's tests of gfx950
+    kernels: `def _on_gfx950(): if not current_platform.is_rocm(): return False ...`)."""
+    if not (isinstance(node, nodes.Call) and not node.args and not node.keywords):
+        return False
+    if isinstance(node.func, nodes.Attribute):
+        return node.func.attrname in _OTHER_PLATFORM_QUERIES
+    return through_function and isinstance(node.func, nodes.Name) and _false_unless_other_accelerator(node.func)
+
+
+def _false_unless_other_accelerator(name: nodes.Name) -> bool:
+    """Is `name` a function without parameters whose first statement is `if not
+    current_platform.is_rocm(): return False`?"""
+    try:
+        _scope, definitions = name.lookup(name.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return False
+    if len(definitions) != 1 or not isinstance(definitions[0], nodes.FunctionDef):
+        return False
+    function = definitions[0]
+    if function.args.args or function.args.posonlyargs or function.args.vararg:
+        return False
+    body = [stmt for stmt in function.body
+            if not (isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Const))]  # a docstring
+    if not body or not isinstance(body[0], nodes.If) or body[0].orelse or len(body[0].body) != 1:
+        return False
+    first, leave = body[0], body[0].body[0]
+    return isinstance(leave, nodes.Return) and isinstance(leave.value, nodes.Const) and leave.value.value is False \
+        and isinstance(first.test, nodes.UnaryOp) and first.test.op == "not" \
+        and _asks_platform_for_other_accelerator(first.test.operand, through_function=False)
 
 
 _SKIPS: "weakref.WeakKeyDictionary[nodes.NodeNG, bool]" = weakref.WeakKeyDictionary()
@@ -751,6 +780,7 @@ def _skipped_unless_other_accelerator(scope: nodes.FunctionDef | nodes.ClassDef)
                         and isinstance(stmt.targets[0], nodes.AssignName) and stmt.targets[0].name == "pytestmark":
                     value = stmt.value
                     marks.extend(value.elts if isinstance(value, (nodes.List, nodes.Tuple)) else [value])
+        marks = [single_value(mark) if isinstance(mark, nodes.Name) else mark for mark in marks]  # `@needs_gfx950`
         found = _SKIPS[scope] = any(_skipif_unless_other_accelerator(mark) for mark in marks)
     return found
 
