@@ -434,3 +434,201 @@ def test_exit_unless_other_accelerator_needs_no_npu_in_the_module():
         torch.empty = patched_empty
     """
     assert codes(body, header="import torch\n") == []
+
+
+# vLLM's tests of ROCm and XPU kernels skip unless the platform layer says so; they run on that
+# accelerator alone (the NPU's platform is a plugin), and name no NPU.
+PLATFORM_HEADER = "import pytest\nimport torch\nfrom vllm.platforms import current_platform\n"
+
+
+@pytest.mark.parametrize("body", [
+    # tests/kernels/moe/test_rocm_aiter_topk.py
+    """
+    if not current_platform.is_rocm():
+        pytest.skip("This test can only run on ROCm.", allow_module_level=True)
+
+    def test_rocm_aiter_grouped_topk():
+        gating_output = torch.randn((4, 8), dtype=torch.bfloat16, device="cuda")
+    """,
+    # an `or` of reasons to skip, and `not (rocm and ...)`
+    """
+    if not current_platform.is_rocm() or not is_aiter_found_and_supported():
+        pytest.skip("requires AITER on ROCm", allow_module_level=True)
+    torch.cuda.synchronize()
+    """,
+    """
+    if not (current_platform.is_rocm() and on_gfx950()):
+        pytest.skip("gfx950 only", allow_module_level=True)
+    torch.cuda.synchronize()
+    """,
+    # a module's pytestmark, also in a list
+    """
+    pytestmark = pytest.mark.skipif(not current_platform.is_rocm(), reason="ROCm-specific tests")
+
+    def test_mxfp8_linear():
+        x = torch.randn(16, 32, device="cuda")
+    """,
+    """
+    pytestmark = [pytest.mark.skipif(not current_platform.is_xpu(), reason="XPU only"), pytest.mark.slow]
+
+    class TestXpuOps:
+        def test_op(self):
+            torch.cuda.synchronize()
+    """,
+    # one test's mark
+    """
+    @pytest.mark.skipif(not current_platform.is_rocm(), reason="Only ROCm is supported")
+    def test_rocm_aiter_mla_sink():
+        torch.cuda.synchronize()
+    """,
+])
+def test_a_test_that_runs_on_another_accelerator_alone_is_off_the_npu_path(body):
+    assert codes(body, PLATFORM_HEADER) == []
+
+
+@pytest.mark.parametrize("body, expected", [
+    # skipped unless CUDA: a CUDA test, which the port reads
+    ("""
+    if not current_platform.is_cuda():
+        pytest.skip("This test can only run on CUDA.", allow_module_level=True)
+    torch.cuda.synchronize()
+    """, [(4, "NPU101")]),
+    # skipped *on* ROCm: runs on CUDA (and the NPU)
+    ("""
+    @pytest.mark.skipif(current_platform.is_rocm(), reason="not on ROCm")
+    def test_op():
+        torch.cuda.synchronize()
+    """, [(4, "NPU101")]),
+    # a skip that does not leave on every path, and a call that is no skip
+    ("""
+    if not current_platform.is_rocm():
+        if slow:
+            pytest.skip("slow", allow_module_level=True)
+        print("not ROCm")
+    torch.cuda.synchronize()
+    """, [(6, "NPU101")]),
+    # a skip mark bound to another name marks no test
+    ("""
+    mark = pytest.mark.skipif(not current_platform.is_rocm(), reason="ROCm only")
+
+    def test_op():
+        torch.cuda.synchronize()
+    """, [(5, "NPU101")]),
+])
+def test_a_test_that_may_run_on_the_npu_is_still_reported(body, expected):
+    assert codes(body, PLATFORM_HEADER) == expected
+
+
+# vLLM's NPU platform is a plugin (vllm-ascend): a module that asks the platform layer
+# `is_out_of_tree()` gives the NPU its own branch, and names no NPU.
+@pytest.mark.parametrize("body, expected", [
+    # vllm/distributed/parallel_state.py `_platform_device_type()`
+    ("""
+    def _platform_device_type():
+        if current_platform.is_cuda_alike():
+            return "cuda"
+        elif current_platform.is_xpu():
+            return "xpu"
+        elif current_platform.is_out_of_tree():
+            return current_platform.device_name
+        else:
+            return "cpu"
+    """, []),
+    # near miss: no plugin's branch in the module, so the CUDA branch is the one to port
+    ("""
+    def _platform_device_type():
+        if current_platform.is_cuda_alike():
+            return "cuda"
+        elif current_platform.is_xpu():
+            return "xpu"
+        return "cpu"
+    """, [(4, "NPU111")]),
+])
+def test_a_platform_plugin_branch_is_the_npus(body, expected):
+    assert codes(body, PLATFORM_HEADER) == expected
+
+
+@pytest.mark.parametrize("body, expected", [
+    # vllm/models/hy_v4/amd/triton_ihc.py: under transfer_to_npu too, is_rocm() is False on the NPU
+    ("""
+    def _use_triton(x):
+        if current_platform.is_rocm() and x.is_cuda:
+            torch.cuda.synchronize()
+        return current_platform.is_rocm() and x.is_cuda
+    """, []),
+    # vllm/utils/torch_utils.py: the ROCm branch
+    ("""
+    if current_platform.is_rocm():
+        torch.cuda.synchronize()
+    """, []),
+    # near miss: `not is_rocm()` holds on CUDA and the NPU alike
+    ("""
+    if not current_platform.is_rocm():
+        torch.cuda.synchronize()
+    """, [(3, "NPU101")]),
+    # near miss: an `or` with the ROCm question runs the rest on the NPU
+    ("""
+    def _use_triton(x):
+        if current_platform.is_rocm() or x.is_cuda:
+            torch.cuda.synchronize()
+    """, [(3, "NPU104"), (4, "NPU101")]),
+])
+def test_a_question_for_rocm_keeps_its_branch_off_the_npu(body, expected):
+    assert codes(body, PLATFORM_HEADER) == expected
+
+
+@pytest.mark.parametrize("body, expected", [
+    # tests/kernels/models/amd/test_dsv41_mono_gfx942.py
+    ("""
+    def _on_gfx942() -> bool:
+        if not current_platform.is_rocm():
+            return False
+        from vllm.platforms.rocm import on_gfx942
+
+        return on_gfx942()
+
+    if not _on_gfx942():
+        pytest.skip("the gfx942 mono kernels need a gfx942 GPU", allow_module_level=True)
+    torch.cuda.synchronize()
+    """, []),
+    # tests/models/kimi_k3/amd_specialized_decode/test_numerics.py: a mark bound to a name
+    ("""
+    def _on_gfx950() -> bool:
+        \"\"\"True on MI355X.\"\"\"
+        if not current_platform.is_rocm():
+            return False
+        return on_gfx950()
+
+    needs_gfx950 = pytest.mark.skipif(not _on_gfx950(), reason="the K3 mono kernels need gfx950 (MI355X)")
+
+    @needs_gfx950
+    def test_decode():
+        torch.cuda.synchronize()
+    """, []),
+    # near miss: a helper that answers True off ROCm too
+    ("""
+    def _on_gpu() -> bool:
+        if not current_platform.is_rocm():
+            return True
+        return on_gfx950()
+
+    if not _on_gpu():
+        pytest.skip("needs a GPU", allow_module_level=True)
+    torch.cuda.synchronize()
+    """, [(9, "NPU101")]),
+    # near miss: a helper that takes the platform to ask
+    ("""
+    def _on(platform) -> bool:
+        if not platform.is_rocm():
+            return False
+        return True
+
+    needs_rocm = pytest.mark.skipif(not _on(current_platform), reason="ROCm")
+
+    @needs_rocm
+    def test_decode():
+        torch.cuda.synchronize()
+    """, [(11, "NPU101")]),
+])
+def test_a_helper_that_asks_for_rocm_keeps_its_tests_off_the_npu(body, expected):
+    assert codes(body, PLATFORM_HEADER) == expected

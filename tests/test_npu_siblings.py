@@ -78,14 +78,14 @@ def test_a_rocm_class_extending_the_cuda_twin_of_an_npu_class_is_left_alone(tmp_
     # verl's plugin/platform/: ROCm answers through torch.cuda, so its class extends CUDA's,
     # whose NPU twin (PlatformNPU) runs on the NPU instead.
     (tmp_path / "platform_npu.py").write_text(NPU_PLATFORM)
-    module = tmp_path / "platform_rocm.py"
+    module = tmp_path / "platform_gpu_vendors.py"  # a module named for ROCm is AMD's anyway (amd_modules.py)
     module.write_text(ROCM_CLASS)
     assert _codes(module) == []
 
 
 def test_a_rocm_class_without_an_npu_twin_of_its_base_is_reported(tmp_path):
     (tmp_path / "platform_npu.py").write_text(NPU_PLATFORM.replace("PlatformNPU", "NpuKernels"))
-    module = tmp_path / "platform_rocm.py"
+    module = tmp_path / "platform_gpu_vendors.py"  # a module named for ROCm is AMD's anyway (amd_modules.py)
     module.write_text(ROCM_CLASS)
     assert _codes(module) == ["NPU101"]
 
@@ -117,3 +117,40 @@ def test_a_cuda_class_extending_a_base_without_an_npu_sibling_is_reported(tmp_pa
     other = NPU_INTERFACE_PLATFORM.replace("(Platform)", "(OtherInterface)")
     module = _folder(tmp_path, cuda_accelerator=CUDA_PLATFORMS, npu=other)
     assert _codes(module) == ["NPU101"]
+
+
+# vLLM's platforms/: the NPU's platform is a plugin (vllm-ascend), and ROCm's platform beside
+# CUDA's answers through torch.cuda.
+VLLM_ROCM_PLATFORM = """import torch
+
+from .interface import Platform
+
+
+class RocmPlatform(Platform):
+    device_type: str = "cuda"
+
+    @classmethod
+    def set_device(cls, device):
+        torch.cuda.set_device(device)
+"""
+VLLM_CUDA_PLATFORM = "from .interface import Platform\n\n\nclass CudaPlatformBase(Platform):\n    pass\n"
+
+
+def test_a_rocm_class_beside_a_cuda_sibling_is_left_alone(tmp_path):
+    (tmp_path / "cuda.py").write_text(VLLM_CUDA_PLATFORM)
+    module = tmp_path / "vendor_platforms.py"  # vLLM's is rocm.py, which amd_modules.py leaves alone anyway
+    module.write_text(VLLM_ROCM_PLATFORM)
+    assert _codes(module) == []
+
+
+def test_a_rocm_class_beside_a_cuda_class_of_another_interface_is_reported(tmp_path):
+    (tmp_path / "cuda.py").write_text(VLLM_CUDA_PLATFORM.replace("(Platform)", "(Communicator)"))
+    module = tmp_path / "vendor_platforms.py"  # vLLM's is rocm.py, which amd_modules.py leaves alone anyway
+    module.write_text(VLLM_ROCM_PLATFORM)
+    assert _codes(module) == ["NPU111", "NPU101"]
+
+
+def test_a_cuda_sibling_in_the_same_module_counts_too(tmp_path):
+    module = tmp_path / "platforms.py"
+    module.write_text(VLLM_ROCM_PLATFORM + "\n\n" + VLLM_CUDA_PLATFORM.split("\n\n\n", 1)[1])
+    assert _codes(module) == []

@@ -76,7 +76,8 @@ take is not reported. A path is off the NPU when
   there;
 - its test asks a platform layer for CUDA (`current_platform.is_cuda_alike()`, `is_cuda()`, or a
   name bound once to one) in a module that asks it for the NPU too (`is_npu()`): FastVideo's and
-  SGLang's platform layers answer "CUDA" on CUDA hosts alone;
+  SGLang's platform layers answer "CUDA" on CUDA hosts alone; also where the module asks for a
+  platform plugin instead (vLLM's `is_out_of_tree()`: the NPU's platform is a plugin, vllm-ascend);
 - it is a default that the NPU's branch of a test right after it replaces (`device = "cuda"`
   then `if is_torch_npu_available(): device = "npu"`), read by nothing in between; a
   parameter's default too, replaced by the function's first statements (`device_type =
@@ -92,7 +93,16 @@ take is not reported. A path is off the NPU when
   current_device = "cuda"`, MindStudio Probe's accuracy checker), when nothing else in the `try:`
   can fail: torch_npu imports on an Ascend host;
 - it follows `if not hasattr(torch, "musa"): return` (or another accelerator's
-  `torch.xpu.is_available()`): the rest runs on that accelerator alone (DLRover's musa_patch).
+  `torch.xpu.is_available()`): the rest runs on that accelerator alone (DLRover's musa_patch);
+  also when a platform layer is asked for that accelerator (`if not current_platform.is_rocm():
+  pytest.skip(..., allow_module_level=True)`, vLLM's tests of ROCm and XPU kernels: a skip leaves
+  as a `raise` does), and in a test that `pytest.mark.skipif(not current_platform.is_rocm(), ...)`
+  marks, or in every test of a module whose `pytestmark` is such a mark; the body of
+  `if current_platform.is_rocm():` and what follows that question in an `and`
+  (`current_platform.is_rocm() and x.is_cuda`, vLLM's hy_v4 ROCm kernels) are that accelerator's
+  alone too; so is what a function of the module asks that answers False unless so
+  (`def _on_gfx950(): if not current_platform.is_rocm(): return False`), and a mark bound to a
+  name (`needs_gfx950 = pytest.mark.skipif(not _on_gfx950(), ...)`, then `@needs_gfx950`).
 
 A CUDA name inside the NPU's own branch is still reported: that branch runs on the NPU.
 """
@@ -125,7 +135,8 @@ _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 # device string or variable name in any case, a quoted "ascend") matches this, and a device's
 # namespace looked up by name (`getattr(torch, device)`); "input" does not.
 _MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b|[\"'](?i:ascend)[\"']"
-                           r"|getattr\(torch,|hasattr\(torch,|torch\.(?:musa|mlu|xpu|hpu|mps|sdaa)\.is_available")
+                           r"|getattr\(torch,|hasattr\(torch,|torch\.(?:musa|mlu|xpu|hpu|mps|sdaa)\.is_available"
+                           r"|\bis_(?:rocm|hip|musa|mlu|xpu|hpu|mps|sdaa|tpu|out_of_tree)\(\)")
 # torch's build versions that are None on the build torch_npu runs on.
 _CUDA_BUILD_VERSIONS = frozenset({"torch.version.cuda", "torch.version.hip"})
 
@@ -167,6 +178,9 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
             return True
         if isinstance(parent, nodes.ExceptHandler) and (_fallback_for_missing_namespace(parent)
                                                         or _torch_npu_import_failed(parent)):
+            return True
+        if isinstance(parent, (nodes.FunctionDef, nodes.ClassDef)) and child is not parent.decorators \
+                and _skipped_unless_other_accelerator(parent):
             return True
         if ctx is not None and isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and child is parent.value \
                 and _is_cuda_test(child):
@@ -744,13 +758,29 @@ def _after_npu_exit(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> bool:
 _OTHER_ACCELERATORS = frozenset({"musa", "mlu", "xpu", "hpu", "mps", "sdaa"})
 
 
+# What a platform layer is asked for an accelerator that is neither CUDA nor the NPU (vLLM's
+# `current_platform.is_rocm()`, `is_xpu()`, `is_tpu()`): false on an NPU host, whose platform is
+# a plugin of its own. ROCm counts although it answers through torch.cuda: code that runs on ROCm
+# alone is AMD's, and the CUDA code beside it is what the port reads.
+_OTHER_PLATFORM_QUERIES = frozenset({f"is_{name}" for name in _OTHER_ACCELERATORS | {"rocm", "hip", "tpu"}})
+
+
 def _unless_other_accelerator(test: nodes.NodeNG) -> bool:
     """`not hasattr(torch, "musa")` (DLRover's musa_patch: `if not hasattr(torch, "musa"):
-    return` before it patches torch for MUSA): what follows the exit runs on that accelerator
-    alone, neither on the NPU nor on CUDA."""
+    return` before it patches torch for MUSA), `not current_platform.is_rocm()` (vLLM's tests of
+    ROCm kernels: `if not current_platform.is_rocm(): pytest.skip(...)`): what follows the exit
+    runs on that accelerator alone, neither on the NPU nor on CUDA. Also when an `or` adds
+    reasons to leave (`not current_platform.is_rocm() or not aiter_found()`), or the `not` holds
+    an `and` with such a question (`not (current_platform.is_rocm() and on_gfx950())`)."""
+    if isinstance(test, nodes.BoolOp) and test.op == "or":
+        return any(_unless_other_accelerator(value) for value in test.values)
     if not (isinstance(test, nodes.UnaryOp) and test.op == "not"):
         return False
     probe = test.operand
+    if isinstance(probe, nodes.BoolOp) and probe.op == "and":
+        return any(_asks_platform_for_other_accelerator(value) for value in probe.values)
+    if _asks_platform_for_other_accelerator(probe):
+        return True
     if isinstance(probe, nodes.Call) and isinstance(probe.func, nodes.Name) and probe.func.name == "hasattr" \
             and len(probe.args) == 2 and qualified_name(probe.args[0]) == "torch":
         name = probe.args[1]
@@ -762,6 +792,70 @@ def _unless_other_accelerator(test: nodes.NodeNG) -> bool:
     return False
 
 
+def _asks_platform_for_other_accelerator(node: nodes.NodeNG, through_function: bool = True) -> bool:
+    """`current_platform.is_rocm()`, `is_xpu()`: a question without arguments, asked of an object.
+    Also a call of the module's own function that answers False unless so (vLLM's tests of gfx950
+    kernels: `def _on_gfx950(): if not current_platform.is_rocm(): return False ...`)."""
+    if not (isinstance(node, nodes.Call) and not node.args and not node.keywords):
+        return False
+    if isinstance(node.func, nodes.Attribute):
+        return node.func.attrname in _OTHER_PLATFORM_QUERIES
+    return through_function and isinstance(node.func, nodes.Name) and _false_unless_other_accelerator(node.func)
+
+
+def _false_unless_other_accelerator(name: nodes.Name) -> bool:
+    """Is `name` a function without parameters whose first statement is `if not
+    current_platform.is_rocm(): return False`?"""
+    try:
+        _scope, definitions = name.lookup(name.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return False
+    if len(definitions) != 1 or not isinstance(definitions[0], nodes.FunctionDef):
+        return False
+    function = definitions[0]
+    if function.args.args or function.args.posonlyargs or function.args.vararg:
+        return False
+    body = [stmt for stmt in function.body
+            if not (isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Const))]  # a docstring
+    if not body or not isinstance(body[0], nodes.If) or body[0].orelse or len(body[0].body) != 1:
+        return False
+    first, leave = body[0], body[0].body[0]
+    return isinstance(leave, nodes.Return) and isinstance(leave.value, nodes.Const) and leave.value.value is False \
+        and isinstance(first.test, nodes.UnaryOp) and first.test.op == "not" \
+        and _asks_platform_for_other_accelerator(first.test.operand, through_function=False)
+
+
+_SKIPS: "weakref.WeakKeyDictionary[nodes.NodeNG, bool]" = weakref.WeakKeyDictionary()
+
+
+def _skipped_unless_other_accelerator(scope: nodes.FunctionDef | nodes.ClassDef) -> bool:
+    """A test (or test class) marked `@pytest.mark.skipif(not current_platform.is_rocm(), ...)`,
+    or any test of a module whose `pytestmark` is such a mark (vLLM's tests of ROCm and XPU
+    kernels): it runs on that accelerator alone."""
+    found = _SKIPS.get(scope)
+    if found is None:
+        marks = list(scope.decorators.nodes) if scope.decorators else []
+        module = scope.parent
+        if isinstance(module, nodes.Module):
+            for stmt in module.body:
+                if isinstance(stmt, nodes.Assign) and len(stmt.targets) == 1 \
+                        and isinstance(stmt.targets[0], nodes.AssignName) and stmt.targets[0].name == "pytestmark":
+                    value = stmt.value
+                    marks.extend(value.elts if isinstance(value, (nodes.List, nodes.Tuple)) else [value])
+        marks = [single_value(mark) if isinstance(mark, nodes.Name) else mark for mark in marks]  # `@needs_gfx950`
+        found = _SKIPS[scope] = any(_skipif_unless_other_accelerator(mark) for mark in marks)
+    return found
+
+
+def _skipif_unless_other_accelerator(mark: nodes.NodeNG) -> bool:
+    return isinstance(mark, nodes.Call) and isinstance(mark.func, nodes.Attribute) \
+        and mark.func.attrname == "skipif" and bool(mark.args) and _unless_other_accelerator(mark.args[0])
+
+
+# Calls that leave the test or the program: `pytest.skip(..., allow_module_level=True)` raises.
+_LEAVING_CALLS = frozenset({"pytest.skip", "pytest.exit", "pytest.fail", "sys.exit"})
+
+
 def _always_leaves(block: list[nodes.NodeNG]) -> bool:
     """Does every path through the block end in `return`/`raise`/`continue`/`break`? Also when
     the NPU's branch picks among its own devices before it leaves (ms-swift's
@@ -770,6 +864,9 @@ def _always_leaves(block: list[nodes.NodeNG]) -> bool:
         return False
     last = block[-1]
     if isinstance(last, _EXITS):
+        return True
+    if isinstance(last, nodes.Expr) and isinstance(last.value, nodes.Call) \
+            and qualified_name(last.value.func) in _LEAVING_CALLS:
         return True
     if isinstance(last, nodes.If):
         return _always_leaves(last.body) and _always_leaves(last.orelse)
@@ -877,7 +974,8 @@ def _device_api_names(statements: list[nodes.NodeNG], prefix: str) -> set[str]:
 def _polarity(test: nodes.NodeNG) -> int:
     """POSITIVE when the test is true only on the NPU, NEGATIVE when true only off it."""
     if isinstance(test, nodes.UnaryOp) and test.op == "not":
-        if _asks_for_cuda_build(test.operand) or _asks_platform_for_cuda(test.operand):
+        if _asks_for_cuda_build(test.operand) or _asks_platform_for_cuda(test.operand) \
+                or _asks_platform_for_other_accelerator(test.operand):
             return UNKNOWN  # true on the NPU, and on every other build without CUDA
         return -_polarity(test.operand)
     if isinstance(test, nodes.BoolOp):
@@ -893,6 +991,8 @@ def _polarity(test: nodes.NodeNG) -> int:
         return NEGATIVE  # `if torch.version.cuda:`: None on the NPU's torch
     if _asks_platform_for_cuda(test):
         return NEGATIVE  # `if current_platform.is_cuda_alike():` where the module asks `is_npu()` too
+    if _asks_platform_for_other_accelerator(test):
+        return NEGATIVE  # `if current_platform.is_rocm():`: AMD's, as `torch.version.hip` is
     if _reads_npu_switch(test):
         return POSITIVE  # `if os.environ.get("USE_NPU"):`
     if isinstance(test, (nodes.Name, nodes.Attribute, nodes.Call)) and names_npu(test):
@@ -939,12 +1039,17 @@ def _asks_for_cuda_build(node: nodes.NodeNG) -> bool:
 
 
 _PLATFORM_CUDA_QUERIES = frozenset({"is_cuda", "is_cuda_alike"})
+# What a platform layer is asked for the NPU: its own question, or vLLM's question for a platform
+# plugin (`current_platform.is_out_of_tree()`), which is how the NPU's platform comes (vllm-ascend).
+_PLATFORM_NPU_QUERIES = frozenset({"is_npu", "is_out_of_tree"})
 _ASKS_FOR_NPU: "weakref.WeakKeyDictionary[nodes.Module, bool]" = weakref.WeakKeyDictionary()
 
 
 def _asks_platform_for_cuda(node: nodes.NodeNG) -> bool:
     """`current_platform.is_cuda_alike()`, `is_cuda()`, or a name bound once to one (`_is_cuda =
-    is_cuda()`), in a module that asks the same kind of question for the NPU (`is_npu()`): the
+    is_cuda()`), in a module that asks the same kind of question for the NPU (`is_npu()`, or
+    `is_out_of_tree()` where the NPU's platform is a plugin: vLLM's `_platform_device_type()`
+    returns "cuda" if `is_cuda_alike()`, `current_platform.device_name` if `is_out_of_tree()`): the
     project's platform layer (FastVideo's and vLLM's `current_platform`, SGLang's utils) answers
     "CUDA" on CUDA hosts alone and gives the NPU its own question, so what such a test guards is
     CUDA's."""
@@ -957,7 +1062,7 @@ def _asks_platform_for_cuda(node: nodes.NodeNG) -> bool:
     asks = _ASKS_FOR_NPU.get(module)
     if asks is None:
         asks = _ASKS_FOR_NPU[module] = any(
-            not call.args and last_name(call.func) == "is_npu" for call in module.nodes_of_class(nodes.Call))
+            not call.args and last_name(call.func) in _PLATFORM_NPU_QUERIES for call in module.nodes_of_class(nodes.Call))
     return asks
 
 

@@ -19,7 +19,10 @@ whose name has an `npu` or `ascend` word shares one of its bases (not a generic 
 `ABC` or `nn.Module`), in the same module or in a module of the same folder. A class named for
 ROCm (or HIP) that extends the CUDA twin of an NPU class is one too (verl's
 `class PlatformROCm(PlatformCUDA)` beside `class PlatformNPU(PlatformBase)`): ROCm answers through
-torch.cuda, and on the NPU the NPU class runs. Those modules are
+torch.cuda, and on the NPU the NPU class runs. A class named for ROCm that shares a base with a
+CUDA class is one too, with or without an NPU class (vLLM's `RocmPlatform(Platform)` beside
+`CudaPlatformBase(Platform)`, the NPU's platform being a plugin): it is AMD's, and what the port
+needs is said in the CUDA class. Those modules are
 read with Python's own `ast`, and only when they mention the NPU. `folder_modules_read` tells the
 result cache which modules a file's findings may depend on that way.
 
@@ -130,6 +133,8 @@ def _judge(classdef: nodes.ClassDef) -> bool:
     if not bases:
         return False
     module = classdef.root()
+    if _names_rocm(classdef.name) and _beside_cuda_sibling(classdef, bases, module):
+        return True
     npu_classes = [other for other in module.nodes_of_class(nodes.ClassDef) if _names_npu(other.name)]
     own = {base for other in npu_classes for base in map(last_name, other.bases) if base}
     names = {other.name for other in npu_classes}
@@ -140,6 +145,49 @@ def _judge(classdef: nodes.ClassDef) -> bool:
         return False
     beside_names, beside_bases = _npu_classes_beside(path)
     return bool(bases & beside_bases) or _extends_cuda_twin(bases, beside_names)
+
+
+def _names_rocm(name: str) -> bool:
+    return "rocm" in name.lower() or "hip" in identifier_words(name)
+
+
+def _names_cuda(name: str) -> bool:
+    return bool(_CUDA_WORDS.intersection(identifier_words(name)))
+
+
+def _beside_cuda_sibling(classdef: nodes.ClassDef, bases: set[str], module: nodes.Module) -> bool:
+    """Is the ROCm class a sibling of a CUDA class, the two sharing a base? vLLM's platforms:
+    `class RocmPlatform(Platform)` in rocm.py beside `class CudaPlatformBase(Platform)` in cuda.py.
+    ROCm answers through torch.cuda, so its class says `device_type = "cuda"` and calls
+    `torch.cuda.set_device`: that is AMD's code, which "npu" would break, while the CUDA sibling
+    is where the port reads what the NPU's own class must do."""
+    if any(other is not classdef and _names_cuda(other.name) and not _names_rocm(other.name)
+           and bases & {base for base in map(last_name, other.bases) if base}
+           for other in module.nodes_of_class(nodes.ClassDef)):
+        return True
+    path = getattr(module, "file", None)
+    if not path or not os.path.isfile(path):
+        return False
+    return any(bases & (_FILE_CUDA_BASES.get(file) or frozenset()) for file in _modules_beside(path))
+
+
+def _read_cuda_bases(path: str) -> frozenset:
+    """The bases of the CUDA-named classes of a module (not those named for ROCm too)."""
+    try:
+        with open(path, "rb") as file:
+            source = file.read()
+    except OSError:
+        return frozenset()
+    lowered = source.lower()
+    if b"class" not in lowered or (b"cuda" not in lowered and b"gpu" not in lowered):
+        return frozenset()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    return frozenset(base for node in ast.walk(tree)
+                     if isinstance(node, ast.ClassDef) and _names_cuda(node.name) and not _names_rocm(node.name)
+                     for base in map(_ast_last_name, node.bases) if base and base not in _GENERIC_BASES)
 
 
 def _extends_family_member(module: nodes.Module, bases: set[str]) -> bool:
@@ -223,6 +271,7 @@ def _read_npu_classes(path: str) -> tuple[frozenset, frozenset]:
 
 
 _FILE_CLASSES: FileFacts[tuple] = FileFacts(_read_npu_classes, MAX_CACHED)
+_FILE_CUDA_BASES: FileFacts[frozenset] = FileFacts(_read_cuda_bases, MAX_CACHED)
 
 
 def _ast_last_name(node: ast.expr) -> Optional[str]:

@@ -1,0 +1,44 @@
+"""Modules the project wrote for AMD's GPUs, whose `torch.cuda` and "cuda" are ROCm's.
+
+ROCm answers through torch.cuda, so code written for AMD's GPUs reads as CUDA code: `device="cuda"`,
+`torch.cuda.current_stream()`. vLLM keeps a model's AMD implementation in a package of its own
+beside the NVIDIA one (`models/minimax_m3/amd/` beside `models/minimax_m3/nvidia/`, imported only
+`if current_platform.is_rocm()`), its ROCm attention backends and passes in modules named so
+(`rocm_aiter_mla.py`, `rocm_aiter_fusion.py`), and their tests likewise (`test_rocm_aiter_topk.py`,
+`tests/kernels/models/amd/`). That code runs on AMD's GPUs alone: "npu" there would break ROCm,
+and what the NPU's port needs is said where the CUDA code is. So a module is AMD's when its file,
+or a package of the package chain holding it (folders with __init__.py), is named with a `rocm`,
+`hip` or `amd` word; `amd64` (a build's architecture) is no such word, and only the package chain
+counts, as for the project's own NPU modules (npu_modules.py). `ModuleContext.report` drops every
+finding there.
+"""
+from __future__ import annotations
+
+import functools
+import os
+
+from npu_lint.analysis.names import identifier_words
+
+_AMD_WORDS = frozenset({"rocm", "hip", "amd"})
+
+
+def written_for_amd(path: str) -> bool:
+    """Is the module at `path` the project's code for AMD's GPUs, by its name or its packages' names?"""
+    if not path or os.path.basename(path).startswith("<"):
+        return False
+    stem = os.path.splitext(os.path.basename(path))[0]
+    return _named_for_amd(stem) or _package_named_for_amd(os.path.dirname(os.path.abspath(path)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _package_named_for_amd(folder: str) -> bool:
+    if not os.path.isfile(os.path.join(folder, "__init__.py")):
+        return False
+    if _named_for_amd(os.path.basename(folder)):
+        return True
+    parent = os.path.dirname(folder)
+    return parent != folder and _package_named_for_amd(parent)
+
+
+def _named_for_amd(name: str) -> bool:
+    return bool(_AMD_WORDS.intersection(identifier_words(name)))

@@ -1,0 +1,59 @@
+"""Modules the project wrote for AMD's GPUs (analysis/amd_modules.py): vLLM's
+`models/<model>/amd/` packages beside `nvidia/`, its `rocm_*.py` backends and their tests."""
+from __future__ import annotations
+
+from npu_lint.config.settings import Settings
+from npu_lint.engine.engine import Engine
+
+# vllm/models/minimax_m3/amd/mono/runner.py, shortened
+AMD_RUNNER = """import torch
+
+
+def make_graph_inputs(device_index):
+    dev = torch.device("cuda", device_index)
+    return torch.cuda.current_stream(), dev
+"""
+
+
+def _codes(path) -> list[str]:
+    result = Engine(Settings()).check_text(path.read_text(), str(path))
+    return [finding.code for finding in result.findings]
+
+
+def _package(root, *names):
+    folder = root
+    for name in names:
+        folder = folder / name
+        folder.mkdir()
+        (folder / "__init__.py").write_text("")
+    return folder
+
+
+def test_a_module_in_a_package_named_for_amd_is_left_alone(tmp_path):
+    module = _package(tmp_path, "minimax_m3", "amd", "mono") / "runner.py"
+    module.write_text(AMD_RUNNER)
+    assert _codes(module) == []
+
+
+def test_a_module_named_for_rocm_is_left_alone(tmp_path):
+    # vllm/v1/attention/backends/mla/rocm_aiter_mla.py, tests/kernels/moe/test_rocm_aiter_topk.py
+    module = _package(tmp_path, "mla") / "rocm_aiter_mla.py"
+    module.write_text(AMD_RUNNER)
+    assert _codes(module) == []
+
+
+def test_the_nvidia_twin_is_reported(tmp_path):
+    module = _package(tmp_path, "minimax_m3", "nvidia", "mono") / "runner.py"
+    module.write_text(AMD_RUNNER)
+    assert _codes(module) == ["NPU110", "NPU101"]
+
+
+def test_a_folder_outside_the_package_chain_and_amd64_are_no_amd_names(tmp_path):
+    outside = tmp_path / "amd"  # no __init__.py: a checkout's folder, not the project's package
+    outside.mkdir()
+    module = _package(outside, "models") / "runner.py"
+    module.write_text(AMD_RUNNER)
+    assert _codes(module) == ["NPU110", "NPU101"]
+    build = _package(tmp_path, "docker") / "build_amd64.py"
+    build.write_text(AMD_RUNNER)
+    assert _codes(build) == ["NPU110", "NPU101"]
