@@ -14,31 +14,11 @@ finding there.
 """
 from __future__ import annotations
 
-import functools
-import os
-
-from npu_lint.analysis.names import identifier_words
+from npu_lint.analysis.module_names import module_named_for
 
 _AMD_WORDS = frozenset({"rocm", "hip", "amd"})
 
 
 def written_for_amd(path: str) -> bool:
     """Is the module at `path` the project's code for AMD's GPUs, by its name or its packages' names?"""
-    if not path or os.path.basename(path).startswith("<"):
-        return False
-    stem = os.path.splitext(os.path.basename(path))[0]
-    return _named_for_amd(stem) or _package_named_for_amd(os.path.dirname(os.path.abspath(path)))
-
-
-@functools.lru_cache(maxsize=4096)
-def _package_named_for_amd(folder: str) -> bool:
-    if not os.path.isfile(os.path.join(folder, "__init__.py")):
-        return False
-    if _named_for_amd(os.path.basename(folder)):
-        return True
-    parent = os.path.dirname(folder)
-    return parent != folder and _package_named_for_amd(parent)
-
-
-def _named_for_amd(name: str) -> bool:
-    return bool(_AMD_WORDS.intersection(identifier_words(name)))
+    return module_named_for(path, _AMD_WORDS)

@@ -1,13 +1,20 @@
-"""Uses that code has already guarded: `hasattr(torch.cuda, "x") and torch.cuda.x`.
+"""Uses that code has already guarded: `hasattr(torch.cuda, "x") and torch.cuda.x`; and what a
+test decides (`guarded_by`): the code that runs only when it comes out true.
 
 A name the NPU lacks, read only after `hasattr(<module>, "<name>")` said it exists, is what
 "remove it or guard it" asks for; the one change left is the module in the `hasattr` call.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from astroid import nodes
 
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.flags import flag_reads
+from npu_lint.analysis.names import qualified_name, statements_after
+
+if TYPE_CHECKING:
+    from npu_lint.analysis.context import ModuleContext
 
 
 def guarded_by_hasattr(node: nodes.NodeNG, qname: str) -> bool:
@@ -44,3 +51,43 @@ def _asks_for(test: nodes.NodeNG, qname: str) -> bool:
     owner = qualified_name(test.args[0])
     asked = f"{owner}.{test.args[1].value}" if owner else None
     return asked is not None and (qname == asked or qname.startswith(asked + "."))
+
+
+def guarded_by(node: nodes.NodeNG, ctx: "ModuleContext", positive: bool = True, through_flags: bool = True) -> list:
+    """What runs only when the test `node` is part of comes out true: the later operands of an
+    `and` (of an `or` under `not`), the body of the `if`, `while` or conditional expression it
+    decides (the `else`, and what follows an `if not ...: return`, under `not`); for a test stored
+    in a flag (`self.use_flash = torch.cuda.is_available() and ...`), what the tests of the flag
+    decide. `positive` False: what runs when `node` comes out false."""
+    expression = node.parent if isinstance(node.parent, nodes.Call) and node.parent.func is node else node
+    guarded = []
+    while True:
+        parent = expression.parent
+        if isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and parent.value is expression and through_flags:
+            for read in flag_reads(parent, ctx):
+                guarded.extend(guarded_by(read, ctx, positive, through_flags=False))
+            return guarded
+        if isinstance(parent, nodes.UnaryOp) and parent.op == "not":
+            positive = not positive
+        elif isinstance(parent, nodes.BoolOp) and parent.op == ("and" if positive else "or"):
+            guarded.extend(parent.values[parent.values.index(expression) + 1:])
+        elif positive and _loop_count(parent, expression):
+            # `for i in range(torch.cuda.device_count()):` runs its body only where there are devices
+            return guarded + list(parent.parent.body)
+        elif isinstance(parent, (nodes.If, nodes.While, nodes.IfExp)) and parent.test is expression:
+            if isinstance(parent, nodes.IfExp):
+                return guarded + [parent.body if positive else parent.orelse]
+            if positive:
+                return guarded + list(parent.body)
+            ends = parent.body and isinstance(parent.body[-1], (nodes.Return, nodes.Raise))
+            return guarded + list(parent.orelse) + (list(statements_after(parent)) if ends else [])
+        elif not isinstance(parent, nodes.Compare):
+            return guarded
+        expression = parent
+
+
+def _loop_count(call, expression) -> bool:
+    """Is `call` a `range(...)` that `expression` bounds and a `for` loop iterates over?"""
+    return isinstance(call, nodes.Call) and isinstance(call.func, nodes.Name) and call.func.name == "range" \
+        and bool(call.args) and call.args[-1 if len(call.args) < 3 else 1] is expression \
+        and isinstance(call.parent, nodes.For) and call.parent.iter is call

@@ -11,11 +11,8 @@ call in NPU code is still wrong on the NPU.
 """
 from __future__ import annotations
 
-import functools
-import os
-
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.names import identifier_words
+from npu_lint.analysis.module_names import module_named_for
 from npu_lint.knowledge.library_advice import table
 
 _NPU_WORDS = frozenset({"npu", "ascend"})
@@ -30,24 +27,4 @@ def uses_npu_build(ctx: ModuleContext, name: str) -> bool:
 
 def written_for_npu(ctx: ModuleContext) -> bool:
     """Is the module part of the project's NPU code, by its name or its packages' names?"""
-    path = ctx.module.file or ""
-    if not path or os.path.basename(path).startswith("<"):
-        return False
-    stem = os.path.splitext(os.path.basename(path))[0]
-    return _named_for_npu(stem) or _package_named_for_npu(os.path.dirname(os.path.abspath(path)))
-
-
-@functools.lru_cache(maxsize=4096)
-def _package_named_for_npu(folder: str) -> bool:
-    """Is `folder`, or a folder above it in the same package chain (folders with __init__.py), named
-    for the NPU?"""
-    if not os.path.isfile(os.path.join(folder, "__init__.py")):
-        return False
-    if _named_for_npu(os.path.basename(folder)):
-        return True
-    parent = os.path.dirname(folder)
-    return parent != folder and _package_named_for_npu(parent)
-
-
-def _named_for_npu(name: str) -> bool:
-    return bool(_NPU_WORDS.intersection(identifier_words(name)))
+    return module_named_for(ctx.module.file or "", _NPU_WORDS)

@@ -43,7 +43,8 @@ from npu_lint.analysis.cuda_library_guards import (
     picked_by_cuda_query,
 )
 from npu_lint.analysis.environment import environment_use
-from npu_lint.analysis.names import bindings, compared_operands, qualified_name, statements_after
+from npu_lint.analysis.guards import guarded_by
+from npu_lint.analysis.names import bindings, compared_operands, qualified_name
 from npu_lint.analysis.not_values import literal_members_declaring, not_a_value, parametrized_values
 from npu_lint.analysis.other_frameworks import other_framework_code
 from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call
@@ -745,7 +746,7 @@ def _hold_back_tests_of_unfixed_calls(ctx: ModuleContext, reported: list) -> Non
                         and f.end == said.end), None)
         if finding is None or not _applied(finding) or id(finding) in held:
             continue
-        spans = [(ctx.start(statement), ctx.end(statement)) for statement in _decided_by_comparison(node)]
+        spans = [(ctx.start(statement), ctx.end(statement)) for statement in _decided_by_comparison(node, ctx)]
         call = next((f for f in unfixed if any(s <= f.start and f.end <= e for s, e in spans)), None)
         if call is None:
             continue
@@ -765,29 +766,10 @@ def _applied(finding: Finding) -> bool:
     return fix is not None and bool(fix.edits) and fix.applicability != Applicability.DISPLAY_ONLY
 
 
-def _decided_by_comparison(node: nodes.NodeNG) -> list[nodes.NodeNG]:
+def _decided_by_comparison(node: nodes.NodeNG, ctx: ModuleContext) -> list[nodes.NodeNG]:
     """What runs only when the comparison `node` is part of says CUDA (`== "cuda"`, `"cuda" in`;
-    its `else` and what follows an `if ... != "cuda": return` for `!=`, `not in`): the later
-    operands of an `and`, the body of the `if` or conditional expression it decides."""
+    its `else` and what follows an `if ... != "cuda": return` for `!=`, `not in`)."""
     compare = node.parent
     if not (isinstance(compare, nodes.Compare) and len(compare.ops) == 1):
         return []
-    positive = compare.ops[0][0] in ("==", "in")
-    expression, guarded = compare, []
-    while True:
-        parent = expression.parent
-        if isinstance(parent, nodes.UnaryOp) and parent.op == "not":
-            positive = not positive
-        elif isinstance(parent, nodes.BoolOp) and parent.op == ("and" if positive else "or"):
-            guarded.extend(parent.values[parent.values.index(expression) + 1:])
-        elif isinstance(parent, nodes.IfExp) and parent.test is expression:
-            return guarded + [parent.body if positive else parent.orelse]
-        elif isinstance(parent, nodes.If) and parent.test is expression:
-            if positive:
-                return guarded + list(parent.body)
-            ends = parent.body and isinstance(parent.body[-1], (nodes.Return, nodes.Raise))
-            return guarded + list(parent.orelse) + (list(statements_after(parent)) if ends else [])
-        elif not isinstance(parent, nodes.BoolOp):
-            return guarded
-        expression = parent
-
+    return guarded_by(compare, ctx, positive=compare.ops[0][0] in ("==", "in"), through_flags=False)

@@ -20,11 +20,10 @@ from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import argument_of_library_call, guards_cuda_library
 from npu_lint.analysis.cuda_objects import object_uses
-from npu_lint.analysis.flags import flag_reads
-from npu_lint.analysis.guards import guarded_by_hasattr
+from npu_lint.analysis.guards import guarded_by, guarded_by_hasattr
 from npu_lint.analysis.legacy_fallbacks import legacy_amp_fallback
 from npu_lint.analysis.names import (
-    ATTRIBUTE_NODES, chain_parts, imported_name, in_annotation, is_chain_top, qualified_name, statements_after
+    ATTRIBUTE_NODES, chain_parts, imported_name, in_annotation, is_chain_top, qualified_name
 )
 from npu_lint.analysis.none_uses import none_crash, none_guarded
 from npu_lint.analysis.result_fields import fields_read
@@ -218,7 +217,7 @@ def _guards_unfixed_use(use: _CudaUse, ctx: ModuleContext, release: str) -> str 
     that gets no fix of its own (no NPU name, a stand-in, no edit), else None. `torch.version.cuda`
     read where None raises counts too (DeepSpeed's op builders: `if torch.cuda.is_available():
     int(torch.version.cuda.split(".")[0])`): it is None on the NPU's build of torch."""
-    for guarded in _guarded_by(use.node, ctx):
+    for guarded in guarded_by(use.node, ctx):
         for node in guarded.nodes_of_class((*ATTRIBUTE_NODES, nodes.Name)):
             if _cuda_version_raises(node):
                 return _CUDA_VERSION
@@ -267,46 +266,6 @@ def _stand_in(use: _CudaUse, ctx: ModuleContext) -> str:
         return note
     read = sorted(fields_read(call, ctx) & fields.keys())
     return fields[read[0]] if read else ""
-
-
-def _guarded_by(node, ctx: ModuleContext, positive: bool = True, through_flags: bool = True) -> list:
-    """What runs only when the test `node` is part of comes out true: the later operands of an
-    `and` (of an `or` under `not`), the body of the `if`, `while` or conditional expression it
-    decides (the `else`, and what follows an `if not ...: return`, under `not`); for a test stored
-    in a flag (`self.use_flash = torch.cuda.is_available() and ...`), what the tests of the flag
-    decide. `positive` False: what runs when `node` comes out false."""
-    expression = node.parent if isinstance(node.parent, nodes.Call) and node.parent.func is node else node
-    guarded = []
-    while True:
-        parent = expression.parent
-        if isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and parent.value is expression and through_flags:
-            for read in flag_reads(parent, ctx):
-                guarded.extend(_guarded_by(read, ctx, positive, through_flags=False))
-            return guarded
-        if isinstance(parent, nodes.UnaryOp) and parent.op == "not":
-            positive = not positive
-        elif isinstance(parent, nodes.BoolOp) and parent.op == ("and" if positive else "or"):
-            guarded.extend(parent.values[parent.values.index(expression) + 1:])
-        elif positive and _loop_count(parent, expression):
-            # `for i in range(torch.cuda.device_count()):` runs its body only where there are devices
-            return guarded + list(parent.parent.body)
-        elif isinstance(parent, (nodes.If, nodes.While, nodes.IfExp)) and parent.test is expression:
-            if isinstance(parent, nodes.IfExp):
-                return guarded + [parent.body if positive else parent.orelse]
-            if positive:
-                return guarded + list(parent.body)
-            ends = parent.body and isinstance(parent.body[-1], (nodes.Return, nodes.Raise))
-            return guarded + list(parent.orelse) + (list(statements_after(parent)) if ends else [])
-        elif not isinstance(parent, nodes.Compare):
-            return guarded
-        expression = parent
-
-
-def _loop_count(call, expression) -> bool:
-    """Is `call` a `range(...)` that `expression` bounds and a `for` loop iterates over?"""
-    return isinstance(call, nodes.Call) and isinstance(call.func, nodes.Name) and call.func.name == "range" \
-        and bool(call.args) and call.args[-1 if len(call.args) < 3 else 1] is expression \
-        and isinstance(call.parent, nodes.For) and call.parent.iter is call
 
 
 def _fold_uses_into_imports(ctx: ModuleContext, reported: list) -> dict[int, Finding]:
@@ -387,7 +346,7 @@ def _no_safer_than_guarded_devices(ctx: ModuleContext, reported: list) -> None:
     for use, finding in reported:
         if finding.fix is None or not finding.fix.edits or finding.fix.applicability is Applicability.DISPLAY_ONLY:
             continue
-        spans = [(ctx.start(part), ctx.end(part)) for part in _guarded_by(use.node, ctx)]
+        spans = [(ctx.start(part), ctx.end(part)) for part in guarded_by(use.node, ctx)]
         applicability = finding.fix.applicability
         for other in ctx.findings:
             if other.code in _DEVICE_CHOICE_RULES and any(s <= other.start and other.end <= e for s, e in spans):
