@@ -806,10 +806,7 @@ def _asks_platform_for_other_accelerator(node: nodes.NodeNG, through_function: b
 def _false_unless_other_accelerator(name: nodes.Name) -> bool:
     """Is `name` a function without parameters whose first statement is `if not
     current_platform.is_rocm(): return False`?"""
-    try:
-        _scope, definitions = name.lookup(name.name)
-    except Exception:  # astroid raises assorted errors on odd scopes
-        return False
+    definitions = bindings(name)
     if len(definitions) != 1 or not isinstance(definitions[0], nodes.FunctionDef):
         return False
     function = definitions[0]
