@@ -70,7 +70,7 @@ from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_arg
 from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, runs_cuda_kernel
 from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.module_facts import facts_of
-from npu_lint.analysis.names import bindings, identifier_words, qualified_name, statements_after
+from npu_lint.analysis.names import bindings, identifier_words, qualified_name, statements_after, values_stored_in_self
 from npu_lint.config.project_scripts import own_packages
 from npu_lint.knowledge.library_advice import table
 
@@ -301,17 +301,8 @@ def _instance_made_by(callee: nodes.NodeNG) -> list[nodes.Call]:
     and every assignment of `self.<name>` in the class is a call (evalscope's COMET metric:
     `self.comet_scorer = load_from_checkpoint(path)`, then `self.comet_scorer.predict(...,
     gpus=1 if torch.cuda.is_available() else 0)`); else none."""
-    if not isinstance(callee, nodes.Attribute):
-        return []
-    held = callee.expr
-    if not (isinstance(held, nodes.Attribute) and isinstance(held.expr, nodes.Name) and held.expr.name == "self"):
-        return []
-    klass = held.scope().parent
-    assignments = klass.instance_attrs.get(held.attrname, ()) if isinstance(klass, nodes.ClassDef) else ()
-    values = [getattr(assignment.parent, "value", None) for assignment in assignments]
-    if not values or not all(isinstance(value, nodes.Call) for value in values):
-        return []
-    return values
+    values = values_stored_in_self(callee.expr) if isinstance(callee, nodes.Attribute) else None
+    return values if values and all(isinstance(value, nodes.Call) for value in values) else []
 
 
 def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
@@ -1010,13 +1001,7 @@ def _custom_op_named_for_cuda(attribute: nodes.Attribute) -> bool:
 def _held_by_instance(attribute: nodes.Attribute) -> bool:
     """`self.autogptq_cuda.vecquant4matmul(...)` in a class that set `self.autogptq_cuda =
     autogptq_cuda_256` (AutoGPTQ's QuantLinear): the instance holds the module's CUDA build."""
-    owner = attribute.expr
-    if not (isinstance(owner, nodes.Name) and owner.name == "self"):
-        return False
-    klass = attribute.scope().parent
-    assignments = klass.instance_attrs.get(attribute.attrname, ()) if isinstance(klass, nodes.ClassDef) else ()
-    values = [getattr(assignment.parent, "value", None) for assignment in assignments]
-    names = {value.name for value in values if isinstance(value, nodes.Name)}
+    names = {value.name for value in values_stored_in_self(attribute) or () if isinstance(value, nodes.Name)}
     return bool(names) and not names.isdisjoint(cuda_kernel_names(attribute.root()))
 
 

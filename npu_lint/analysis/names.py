@@ -126,6 +126,24 @@ def bindings(name: nodes.Name) -> list[nodes.NodeNG]:
         return []
 
 
+def values_stored_in_self(attribute: nodes.NodeNG) -> list[nodes.NodeNG] | None:
+    """The values that the class of the method reading `self.<name>` stores in that attribute
+    (`self.<name> = value` in any of its methods); None when `attribute` is no such read, the class
+    stores nothing there, or a store is no plain assignment (`+=`, a tuple target)."""
+    if not (isinstance(attribute, nodes.Attribute) and isinstance(attribute.expr, nodes.Name)
+            and attribute.expr.name == "self"):
+        return None
+    method = attribute.frame()  # the method, also from a comprehension inside it
+    klass = method.parent if isinstance(method, nodes.FunctionDef) else None
+    if not isinstance(klass, nodes.ClassDef):
+        return None
+    stores = klass.instance_attrs.get(attribute.attrname, ())
+    if not stores or not all(isinstance(store, nodes.AssignAttr) and isinstance(store.parent, nodes.Assign)
+                             for store in stores):
+        return None
+    return [store.parent.value for store in stores]
+
+
 def compared_operands(compare: nodes.Compare) -> list[nodes.NodeNG]:
     """Every operand of a comparison: `a`, `b` and `c` of `a < b <= c`."""
     return [compare.left, *(operand for _op, operand in compare.ops)]

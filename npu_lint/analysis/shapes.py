@@ -13,7 +13,7 @@ from typing import Callable, Iterator, Optional, Tuple
 
 from astroid import nodes
 
-from npu_lint.analysis.names import keyword, last_name, qualified_name
+from npu_lint.analysis.names import keyword, last_name, qualified_name, values_stored_in_self
 
 MAX_DEPTH = 8
 
@@ -193,19 +193,8 @@ def calls_in_frame(node: nodes.NodeNG, names: frozenset) -> bool:
 
 def module_attribute_class(node: nodes.NodeNG) -> Optional[str]:
     """For `self.act` assigned `nn.SiLU()` in the class: "torch.nn.SiLU" (what the attribute holds)."""
-    if not (isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name) and node.expr.name == "self"):
+    values = values_stored_in_self(node)
+    if not values or not all(isinstance(value, nodes.Call) for value in values):
         return None
-    klass = node.frame().parent
-    klass = klass.frame() if klass is not None else None
-    if not isinstance(klass, nodes.ClassDef):
-        return None
-    found = None
-    for target in klass.instance_attrs.get(node.attrname, ()):
-        statement = target.parent
-        if not (isinstance(statement, nodes.Assign) and isinstance(statement.value, nodes.Call)):
-            return None
-        qname = qualified_name(statement.value.func)
-        if qname is None or (found is not None and qname != found):
-            return None
-        found = qname
-    return found
+    found = {qualified_name(value.func) for value in values}
+    return found.pop() if len(found) == 1 else None

@@ -44,7 +44,7 @@ from npu_lint.analysis.cuda_library_guards import (
 )
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.guards import guarded_by
-from npu_lint.analysis.names import bindings, compared_operands, qualified_name
+from npu_lint.analysis.names import bindings, compared_operands, qualified_name, values_stored_in_self
 from npu_lint.analysis.not_values import literal_members_declaring, not_a_value, parametrized_values
 from npu_lint.analysis.other_frameworks import other_framework_code
 from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call
@@ -638,17 +638,8 @@ def _instance_holds_program_literal(attribute: nodes.Attribute) -> bool:
     self.device = "cuda"` / `else: self.device = "cpu"`): the patch makes torch.cuda say yes and
     leaves the stored "cuda" as it is, so the test still holds on the NPU. An attribute also
     stored from anything else (a parameter, `torch.device(...)`, `x.device`) is reported."""
-    owner = attribute.expr
-    if not (isinstance(owner, nodes.Name) and owner.name == "self"):
-        return False
-    method = attribute.scope()
-    klass = method.parent if isinstance(method, nodes.FunctionDef) else None
-    if not isinstance(klass, nodes.ClassDef):
-        return False
-    stores = klass.instance_attrs.get(attribute.attrname, ())
-    return bool(stores) and all(
-        isinstance(store, nodes.AssignAttr) and isinstance(store.parent, nodes.Assign)
-        and _literal_choice(store.parent.value) for store in stores)
+    values = values_stored_in_self(attribute)
+    return bool(values) and all(_literal_choice(value) for value in values)
 
 
 def _literal_choice(value: nodes.NodeNG, in_choice: bool = False, depth: int = 0) -> bool:
