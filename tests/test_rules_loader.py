@@ -110,7 +110,7 @@ STRING_RULE = GOOD.replace("kind: symbol", "kind: string").replace(
     "change, field, problem",
     [
         (('message: "m"', 'message: "`{value}` is not in torch_npu {release}"'), "message",
-         "unknown placeholder {release} (a string rule fills in: agnostic, fix_message, replacement, value)"),
+         "unknown placeholder {release} (a string rule fills in: agnostic, fix_message, not_rewritten, replacement, value)"),
         (('message: "m"', 'message: "{value} {}"'), "message", "a placeholder needs a name"),
         (('message: "m"', 'message: "{value"'), "message", "not a valid template"),
         (('message: "m"', 'message: "m"\n    fix: {applicability: unsafe, message: "use {npu_name}"}'),

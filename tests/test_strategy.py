@@ -45,6 +45,22 @@ def test_older_release_lists_decide_what_is_patched():
     assert "NPU115" in {f.code for f in old}
 
 
+def test_a_device_backend_list_is_rewritten_only_where_the_patch_renames_cuda_too():
+    # _wrapper_hccl rewrites "nccl" in every release, "cuda" only in some (2.7.1, 2.9 on):
+    # 2.1's patch turns vLLM's "cpu:gloo,cuda:nccl" into "cpu:gloo,cuda:hccl", no backend for NPU tensors.
+    text = "import torch.distributed as dist\ndist.init_process_group(backend='cpu:gloo,cuda:nccl')\n"
+    def told(release):
+        settings = Settings(strategy="auto", target_torch_npu=release)
+        return [f for f in Engine(settings).check_text(text, "a.py").findings if f.code == "NPU206"]
+    assert told("2.14.0") == []
+    [finding] = told("2.1.0.post17")
+    assert "not cuda" in finding.message and "cpu:gloo,npu:hccl" in finding.message
+    # the plain name is rewritten by every release
+    assert not [f for f in Engine(Settings(strategy="auto", target_torch_npu="2.1.0.post17"))
+                .check_text("import torch.distributed as dist\ndist.init_process_group('nccl')\n", "a.py").findings
+                if f.code == "NPU206"]
+
+
 def test_a_library_importing_itself_is_not_told_it_takes_cuda_paths(tmp_path):
     # fairseq's own modules import fairseq hundreds of times; NPU191 is for the users of a library.
     package = tmp_path / "fairseq" / "models"

@@ -76,6 +76,29 @@ def imported_name_position(
     return None
 
 
+def string_part_edit(ctx: ModuleContext, node: nodes.NodeNG, value: str, old: str, new: str) -> Edit | None:
+    """Replace `old` where it is a whole comma-separated part of a plain one-line string literal
+    (`"cpu:gloo,cuda:nccl"`); None for a literal whose text is not its value (escapes, f-strings,
+    implicit concatenation)."""
+    parts = value.split(",")
+    if old not in (part.strip() for part in parts):
+        return None
+    start, end = ctx.start(node), ctx.end(node)
+    if start.line != end.line:
+        return None
+    literal = ctx.index.segment((start.line, start.column), (end.line, end.column))
+    match = _STRING_PREFIX.match(literal)
+    if not match or "f" in match.group(0).lower() or literal[match.end():len(literal) - len(match.group(1))] != value:
+        return None
+    offset = 0
+    for part in parts:
+        if part.strip() == old:
+            begin = start.column + match.end() + offset + part.index(old)
+            return Edit(Position(start.line, begin), Position(start.line, begin + len(old)), new)
+        offset += len(part) + 1
+    return None
+
+
 def string_prefix_edit(ctx: ModuleContext, node: nodes.NodeNG, old: str, new: str) -> Edit | None:
     """Replace `old` at the start of a string literal's content."""
     start = ctx.start(node)

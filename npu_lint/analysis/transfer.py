@@ -59,6 +59,14 @@ def call_is_wrapped(call: nodes.Call, wrapper: str, release: str) -> bool:
     return False
 
 
+def rewrites_every_word(wrapper: str, release: str, value: str, words: tuple[str, ...] = ("cuda", "nccl")) -> bool:
+    """Does `wrapper` rewrite every CUDA word in `value`? Some releases' `_wrapper_hccl` rewrites
+    nccl but not cuda, and leaves `"cpu:gloo,cuda:nccl"` as `"cpu:gloo,cuda:hccl"`, which names
+    no backend for the NPU's tensors."""
+    replaced = release_data.facts(release).string_replacements.get(wrapper, {})
+    return all(word in replaced for word in words if word in value)
+
+
 def device_is_rewritten(call: nodes.Call, wrapper: str, release: str) -> bool:
     """Does transfer_to_npu's `wrapper` rewrite the device this call is given: a wrapped call, or a
     class that hands its `device=` to a wrapped function (`nn.Linear(4, 4, device="cuda")` builds

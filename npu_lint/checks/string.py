@@ -47,7 +47,7 @@ from npu_lint.analysis.guards import guarded_by
 from npu_lint.analysis.names import bindings, compared_operands, qualified_name, values_stored_in_self
 from npu_lint.analysis.not_values import literal_members_declaring, not_a_value, parametrized_values
 from npu_lint.analysis.other_frameworks import other_framework_code
-from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call
+from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call, rewrites_every_word
 from npu_lint.checks.base import Check
 from npu_lint.checks.device_choice import absorb, fold_device_strings, fold_table_entries
 from npu_lint.core.findings import Applicability, Edit, Finding, Related
@@ -162,6 +162,8 @@ class StringCheck(Check):
         # torch's device names, in or outside a device argument (NPU110, NPU111)
         self.torch_devices = "device" in (self.inside, rule.match.get("outside_argument"))
         self.replace = dict(rule.match.get("replace", {}))
+        # parts of a device:backend list (`"cpu:gloo,cuda:nccl"`): one part is renamed, the rest kept
+        self.replace_part = dict(rule.match.get("replace_part", {}))
         self.outside_wrapper = rule.match.get("outside_wrapper")  # auto: what transfer_to_npu misses
         self.only_in = rule.match.get("only_in")
         self.safe_in = rule.match.get("safe_in")
@@ -179,8 +181,9 @@ class StringCheck(Check):
         return frozenset()
 
     def string_triggers(self) -> frozenset[str]:
-        # `replace` keys are what the string starts with; `triggers` are given as written.
-        return frozenset(self.rule.match.get("triggers", ())) | frozenset("^" + key for key in self.replace)
+        # `replace` keys are what the string starts with; `triggers` and list parts are given as written.
+        return (frozenset(self.rule.match.get("triggers", ())) | frozenset(self.replace_part)
+                | frozenset("^" + key for key in self.replace))
 
     def visit(self, node, ctx: ModuleContext) -> None:
         if isinstance(node.parent, nodes.JoinedStr):
@@ -237,12 +240,15 @@ class StringCheck(Check):
                                              or _compared_with_command_line(tested)
                                              or _compared_with_test_parameter(tested, value)):
             return
+        not_rewritten = "the function is not one it wraps"
         if self.outside_wrapper is not None:
             call = enclosing_call(expression)
             release = self.settings.release
             rewritten = device_is_rewritten if self.inside == "device" else call_is_wrapped
             if call is not None and rewritten(call, self.outside_wrapper, release):
-                return  # transfer_to_npu rewrites this argument at run time
+                if rewrites_every_word(self.outside_wrapper, release, value):
+                    return  # transfer_to_npu rewrites this argument at run time
+                not_rewritten = "this release's patch rewrites nccl here but not cuda"
         if _default_among_choices_naming_npu_otherwise(expression):
             return
         edit, renamed = None, None
@@ -251,7 +257,9 @@ class StringCheck(Check):
             if edit:
                 renamed = (old, new)
                 break
-        replacement = _replaced(value, self.replace)
+        for old, new in self.replace_part.items():
+            edit = edit or edits.string_part_edit(ctx, node, value, old, new)
+        replacement = _parts_replaced(_replaced(value, self.replace), self.replace_part)
         fix_message = f"Use `{replacement}`"
         if replacement != value and _replaced_by(node, replacement):
             return
@@ -280,7 +288,7 @@ class StringCheck(Check):
             applicability = Applicability.UNSAFE
         count = len(ctx.findings)
         ctx.report(self.rule, node, edits=(edit, *also) if edit else (), applicability=applicability, value=value,
-                   replacement=replacement, fix_message=fix_message,
+                   replacement=replacement, fix_message=fix_message, not_rewritten=not_rewritten,
                    agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "")
         if len(ctx.findings) > count and _VARIABLE_NAME.match(value) and self._said_in_statement(node, value, ctx):
             return
@@ -684,6 +692,11 @@ def _replaced(value: str, replace: dict[str, str]) -> str:
         if value.startswith(old):
             return new + value[len(old):]
     return value
+
+
+def _parts_replaced(value: str, replace_part: dict[str, str]) -> str:
+    parts = value.split(",")
+    return ",".join(part.replace(part.strip(), replace_part.get(part.strip(), part.strip())) for part in parts)
 
 
 def _listed(collection: nodes.NodeNG, value: str) -> bool:

@@ -25,7 +25,8 @@ KIND_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
                "suggestions": dict, "quiet_on_cpu": bool, "quiet_in_type_tests": bool, "quiet_in_queries": bool,
                "fix_with_callee": list},
     "method": {"methods": list, "call": bool, "receivers": list, "replacement": str},
-    "string": {"pattern": str, "argument": str, "outside_argument": str, "replace": dict, "triggers": list,
+    "string": {"pattern": str, "argument": str, "outside_argument": str, "replace": dict, "replace_part": dict,
+               "triggers": list,
                "outside_wrapper": str, "only_in": str, "safe_in": str, "given_only": str,
                "in_paths": bool, "quiet_deciding": list},
     "import": {"modules": list, "suggestions": dict, "runs_on_npu": list, "used_only": bool},
@@ -47,7 +48,7 @@ KIND_REQUIRED = {
 KIND_PLACEHOLDERS: dict[str, frozenset[str]] = {
     "symbol": frozenset({"qname", "replacement", "suggestion"}),
     "method": frozenset({"method", "replacement", "receiver", "agnostic"}),
-    "string": frozenset({"value", "replacement", "fix_message", "agnostic"}),
+    "string": frozenset({"value", "replacement", "fix_message", "agnostic", "not_rewritten"}),
     "import": frozenset({"module", "suggestion"}),
     "argument": frozenset({"qname", "argument", "value"}),
 }
