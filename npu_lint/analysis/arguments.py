@@ -43,6 +43,8 @@ class NotValues:
     process_output_calls: frozenset[str] = frozenset()  # calls that answer another program's text
     kernel_languages: frozenset[str] = frozenset()  # what a kernel is written in beside CUDA C++ (Triton)
     test_label_methods: frozenset[str] = frozenset()  # methods whose every argument labels a test
+    # mark namespaces -> the marks in it that hand their values to the test (the others label it)
+    test_marks: dict[str, frozenset[str]] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,6 +89,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
             frozenset(map(str, other.get("process_output_calls", ()))),
             frozenset(map(str, other.get("kernel_languages", ()))),
             frozenset(map(str, other.get("test_label_methods", ()))),
+            {str(k): frozenset(map(str, v)) for k, v in other.get("test_marks", {}).items()},
         )
         cuda_only = {str(callee): frozenset(map(str, keywords))
                      for callee, keywords in data.get("cuda_only_keywords", {}).items()}

@@ -24,6 +24,8 @@
                                         so do those of a table per device type
                                         (`{"cpu": -1, "cuda": 1024}`)
     pytest.param(dev, id="cuda:0")      the label pytest reports a test case under
+    @pytest.mark.runs_on(["cuda"])      a mark's label, which a conftest.py reads to skip the
+                                        test elsewhere (parametrize's values stay devices)
     @pytest.mark.parametrize(("cuda", "mps"), ...)
                                         the names of the test's arguments (sahi's tests)
     ("linux", "cuda") in REQUIRED       a build for an operating system (a wheel index, a CI
@@ -87,10 +89,10 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
     """Why the string expression `node` is no value ('type', 'enum member', 'attribute name',
     'device name query', 'mapping key', 'key of a build for CUDA', 'path component', 'CUDA-only
     library guard', "device of a CUDA kernel's registration", "device of a CUDA-only library's
-    class", 'test label', 'test parameter name', 'build for a platform', 'CUDA kernel workaround',
-    'text of a test case', 'implementation choice', 'device recorded in a TorchScript graph', 'word
-    of another vocabulary', 'text of a program's output', 'registry key', "path of a library's
-    CUDA device"), or None when it is one."""
+    class", 'test label', 'test mark label', 'test parameter name', 'build for a platform', 'CUDA
+    kernel workaround', 'text of a test case', 'implementation choice', 'device recorded in a
+    TorchScript graph', 'word of another vocabulary', 'text of a program's output', 'registry key',
+    "path of a library's CUDA device"), or None when it is one."""
     if _in_literal_type(node):
         return "type"
     if _enum_member_value(node):
@@ -117,6 +119,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "test label"
     if _test_parameter_name(node):
         return "test parameter name"
+    if _test_mark_label(node):
+        return "test mark label"
     if _build_for_platform(node):
         return "build for a platform"
     if _guards_contiguous_workaround(node):
@@ -398,6 +402,19 @@ def _test_label(node: nodes.NodeNG) -> bool:
     if isinstance(call.func, nodes.Attribute) and call.func.attrname in labels.test_label_methods:
         return True
     return keyword is not None and labels.test_labels.get(qualified_name(call.func) or "") == keyword
+
+
+def _test_mark_label(node: nodes.NodeNG) -> bool:
+    """`@pytest.mark.runs_on(["cuda"])` (LLaMA-Factory's tests): a mark's arguments label the test
+    for the plugin or conftest.py that reads the mark, which skips the test on other devices; "npu"
+    there would run a CUDA-only test (SGLang's) on the NPU. parametrize hands its values to the
+    test, and they stay devices."""
+    slot = _argument_slot(node)
+    if slot is None:
+        return False
+    namespace, _, mark = (qualified_name(slot[0].func) or "").rpartition(".")
+    passing_values = tables().not_values.test_marks.get(namespace)
+    return passing_values is not None and mark not in passing_values
 
 
 def _test_parameter_name(node: nodes.NodeNG) -> bool:
