@@ -71,6 +71,10 @@ take is not reported. A path is off the NPU when
   `has_cuda = torch.cuda.is_available()`, then `if has_cuda or is_npu_available():` and
   `provider = torch.cuda if has_cuda else torch.npu`): the flag is the project's CUDA-or-NPU
   switch, false on the NPU as it should be; written as one test it would be left alone too;
+- it gives torch's name to CUDA's alias in a rename that passes every other name through
+  (`device_name = "cuda" if device_name == "gpu" else device_name`, LLaMA-Factory's
+  get_torch_device, whose device helper answers "npu" on the NPU), in a module whose own NPU
+  value is "npu";
 - it is the fallback for a device without a namespace: `except AttributeError: return torch.cuda`
   after `try: return getattr(torch, device_name)` (torchtune); on an Ascend host `torch.npu` is
   there;
@@ -157,6 +161,8 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
     # there, and a `def` after `if is_npu(): raise ...` is never reached.
     child, parent = node, node.parent
     while parent is not None:
+        if isinstance(parent, (nodes.If, nodes.IfExp)) and _renames_cuda_alias(parent, child):
+            return True
         if isinstance(parent, (nodes.If, nodes.IfExp)):
             verdict = _in_chain(parent, child)
             if verdict is not None:
@@ -202,6 +208,36 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
             return True
         child, parent = parent, parent.parent
     return False
+
+
+_CUDA_ALIASES = frozenset({"gpu"})  # what a project's own device helper may call CUDA
+
+
+def _renames_cuda_alias(branching: nodes.If | nodes.IfExp, child: nodes.NodeNG) -> bool:
+    """`device_name = "cuda" if device_name == "gpu" else device_name` (LLaMA-Factory's
+    get_torch_device, whose get_device_name answers "npu" on the NPU and "gpu" for CUDA), or
+    `if device_name == "gpu": device_name = "cuda"`: torch's name given to CUDA's alias, every
+    other name passing through as it is, in a module whose own NPU value is "npu". The NPU's name
+    never takes this branch; "npu" there would send CUDA hosts to the NPU's namespace."""
+    test = branching.test
+    if not (isinstance(test, nodes.Compare) and len(test.ops) == 1 and test.ops[0][0] == "=="):
+        return False
+    left, right = test.left, test.ops[0][1]
+    subject = left if _is_cuda_alias(right) else right if _is_cuda_alias(left) else None
+    if not isinstance(subject, (nodes.Name, nodes.Attribute)):
+        return False
+    name = subject.as_string()
+    if isinstance(branching, nodes.IfExp):
+        renamed = child is branching.body and _is_cuda_string(child) and branching.orelse.as_string() == name
+    else:
+        renamed = not branching.orelse and len(branching.body) == 1 and child is branching.body[0] \
+            and isinstance(child, nodes.Assign) and len(child.targets) == 1 \
+            and child.targets[0].as_string() == name and _is_cuda_string(child.value)
+    return renamed and any(_is_npu_string(const) for const in branching.root().nodes_of_class(nodes.Const))
+
+
+def _is_cuda_alias(node: nodes.NodeNG) -> bool:
+    return isinstance(node, nodes.Const) and isinstance(node.value, str) and node.value.lower() in _CUDA_ALIASES
 
 
 _REPLACEMENT_WINDOW = 3  # statements between a default and the test that replaces it on the NPU
