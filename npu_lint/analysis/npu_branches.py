@@ -82,6 +82,10 @@ take is not reported. A path is off the NPU when
   name bound once to one) in a module that asks it for the NPU too (`is_npu()`): FastVideo's and
   SGLang's platform layers answer "CUDA" on CUDA hosts alone; also where the module asks for a
   platform plugin instead (vLLM's `is_out_of_tree()`: the NPU's platform is a plugin, vllm-ascend);
+- it is the default of a parameter, or of a class's field, that the function, or the class's
+  methods, test for the NPU (lmdeploy's `device_type: str = 'cuda'` beside `assert
+  self.device_type in ['cuda', 'ascend', 'maca', 'camb']`): the NPU is a value the code takes
+  from its callers, and the default is the CUDA hosts';
 - it is a default that the NPU's branch of a test right after it replaces (`device = "cuda"`
   then `if is_torch_npu_available(): device = "npu"`), read by nothing in between; a
   parameter's default too, replaced by the function's first statements (`device_type =
@@ -197,6 +201,8 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
             return True
         if isinstance(parent, nodes.Arguments) and _default_replaced_on_npu(parent, child):
             return True
+        if _default_of_value_tested_for_npu(parent, child):
+            return True
         if isinstance(parent, nodes.If) and (child is parent.test or any(child is stmt for stmt in parent.body)) \
                 and _cuda_probe_beside_npu_probe(parent):
             return True
@@ -271,6 +277,34 @@ def _default_replaced_on_npu(arguments: nodes.Arguments, default: nodes.NodeNG) 
               if value is not None]
     name = next((arg.name for arg, value in pairs if value is default), None)
     return name is not None and _replaced_from(function.body[0], name)
+
+
+def _default_of_value_tested_for_npu(parent: nodes.NodeNG, child: nodes.NodeNG) -> bool:
+    """A parameter's or a class field's "cuda" default where the function, or the class's methods,
+    test that value for the NPU (lmdeploy's `device_type: str = 'cuda'` beside `assert
+    self.device_type in ['cuda', 'ascend', 'maca', 'camb']`, its `is_bf16_supported(device_type=
+    'cuda')` with an `elif device_type == 'ascend':` branch): the NPU is a value the code already
+    takes, which its callers pass; the default is the CUDA hosts', and "npu" there would be theirs
+    too, or fail the code's own check where it names the NPU otherwise ("ascend")."""
+    if not _computes_nothing(child):
+        return False
+    if isinstance(parent, nodes.Arguments):
+        function = parent.parent
+        if not isinstance(function, (nodes.FunctionDef, nodes.Lambda)):
+            return False
+        positional = [*(parent.posonlyargs or []), *(parent.args or [])]
+        pairs = list(zip(positional[len(positional) - len(parent.defaults):], parent.defaults))
+        pairs += [(arg, value) for arg, value in zip(parent.kwonlyargs or [], parent.kw_defaults or [])
+                  if value is not None]
+        name = next((arg.name for arg, value in pairs if value is child), None)
+        return name is not None and name in _npu_subjects(function)
+    if isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and child is parent.value \
+            and isinstance(parent.parent, nodes.ClassDef):
+        targets = parent.targets if isinstance(parent, nodes.Assign) else [parent.target]
+        if len(targets) != 1 or not isinstance(targets[0], nodes.AssignName):
+            return False
+        return f"self.{targets[0].name}" in _npu_subjects(parent.parent)
+    return False
 
 
 def _replaced_from(statement: nodes.NodeNG | None, name: str) -> bool:
