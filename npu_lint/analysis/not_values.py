@@ -376,7 +376,12 @@ def _registry_key(node: nodes.NodeNG) -> bool:
     by hand is one too (bitsandbytes' backends/cuda/ops.py: `register_kernel(
     "bitsandbytes::optimizer_update_32bit", "cuda")(_optimizer_update_32bit_impl)` beside the
     same `@register_kernel(..., "cuda")` as decorators). torch's registrations
-    (`torch.library.register_kernel(op, "cuda")`) pick the device a kernel runs on, and stay."""
+    (`torch.library.register_kernel(op, "cuda")`) pick the device a kernel runs on, and stay.
+    The default of such a method's parameter is one too (verl's `def register(cls, model_type,
+    backend, device="cuda", vendor=None)`): the key of every class registered without naming
+    one; "npu" there would file CUDA's engines as the NPU's."""
+    if _is_registration_default(node):
+        return True
     slot = _argument_slot(node)
     if slot is None:
         return False
@@ -388,6 +393,20 @@ def _registry_key(node: nodes.NodeNG) -> bool:
     if name != "register" and not name.startswith("register_"):
         return False
     return not (qualified_name(call.func) or "").startswith("torch.")
+
+
+def _is_registration_default(node: nodes.NodeNG) -> bool:
+    """A parameter's default (or an element of one) of the module's own `register` or
+    `register_*` function or method."""
+    while isinstance(node.parent, _COLLECTIONS):
+        node = node.parent
+    arguments = node.parent
+    if not isinstance(arguments, nodes.Arguments) or not isinstance(arguments.parent, nodes.FunctionDef):
+        return False
+    if not any(default is node for default in [*arguments.defaults, *(arguments.kw_defaults or [])]):
+        return False
+    name = arguments.parent.name
+    return name == "register" or name.startswith("register_")
 
 
 def _test_label(node: nodes.NodeNG) -> bool:
