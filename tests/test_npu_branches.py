@@ -632,3 +632,23 @@ def test_a_question_for_rocm_keeps_its_branch_off_the_npu(body, expected):
 ])
 def test_a_helper_that_asks_for_rocm_keeps_its_tests_off_the_npu(body, expected):
     assert codes(body, PLATFORM_HEADER) == expected
+
+
+# torchtune's training/_distributed.py names no NPU: torch's table of each device's backend is
+# where the NPU's HCCL comes from, and the module is read for it all the same.
+def test_default_replaced_from_torchs_backend_table_in_a_module_naming_no_npu():
+    body = """
+    def get_distributed_backend(device_type: str) -> str:
+        default_device_backend_map = dist.Backend.default_device_backend_map
+        backend = "nccl"
+        if device_type in default_device_backend_map:
+            backend = default_device_backend_map[device_type]
+        return backend
+
+    def get_backend_of(device_type: str, backends: dict) -> str:
+        backend = "nccl"
+        if device_type in backends:
+            backend = backends[device_type]
+        return backend
+    """
+    assert codes(body, header="import torch.distributed as dist\n") == [(10, "NPU204")]

@@ -86,6 +86,9 @@ take is not reported. A path is off the NPU when
   methods, test for the NPU (lmdeploy's `device_type: str = 'cuda'` beside `assert
   self.device_type in ['cuda', 'ascend', 'maca', 'camb']`): the NPU is a value the code takes
   from its callers, and the default is the CUDA hosts';
+- it is a default that torch's table of each device's backend replaces right after it
+  (`backend = "nccl"` then `if device_type in dist.Backend.default_device_backend_map: backend =
+  ...[device_type]`, torchtune's get_distributed_backend): torch_npu registers HCCL for "npu" there;
 - it is a default that the NPU's branch of a test right after it replaces (`device = "cuda"`
   then `if is_torch_npu_available(): device = "npu"`), read by nothing in between; a
   parameter's default too, replaced by the function's first statements (`device_type =
@@ -144,7 +147,12 @@ _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 # namespace looked up by name (`getattr(torch, device)`); "input" does not.
 _MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b|[\"'](?i:ascend)[\"']"
                            r"|getattr\(torch,|hasattr\(torch,|torch\.(?:musa|mlu|xpu|hpu|mps|sdaa)\.is_available"
-                           r"|\bis_(?:rocm|hip|musa|mlu|xpu|hpu|mps|sdaa|tpu|out_of_tree)\(\)")
+                           r"|\bis_(?:rocm|hip|musa|mlu|xpu|hpu|mps|sdaa|tpu|out_of_tree)\(\)"
+                           r"|\bdefault_device_backend_map\b")
+# torch's table of each device type's default backend: torch_npu's registration of HCCL
+# (`Backend.register_backend("hccl", ..., devices=["npu"])`) puts "npu": "hccl" in it.
+_DEVICE_BACKEND_TABLES = frozenset({"torch.distributed.Backend.default_device_backend_map",
+                                    "torch.distributed.distributed_c10d.Backend.default_device_backend_map"})
 # torch's build versions that are None on the build torch_npu runs on.
 _CUDA_BUILD_VERSIONS = frozenset({"torch.version.cuda", "torch.version.hip"})
 
@@ -338,7 +346,32 @@ def _stores_npu_value(statement: nodes.NodeNG, name: str) -> bool:
             test is not None and _polarity(test) == POSITIVE and _stores(body, name)
             for test, body in _branches(statement)):
         return True
-    return _chosen_on_npu(statement, name)
+    return _chosen_on_npu(statement, name) or _looked_up_in_backend_table(statement, name)
+
+
+def _looked_up_in_backend_table(statement: nodes.NodeNG, name: str) -> bool:
+    """`if device_type in default_device_backend_map: backend = default_device_backend_map[
+    device_type]` (torchtune's get_distributed_backend, copied by several projects), the table
+    being torch's `dist.Backend.default_device_backend_map`: torch_npu registers HCCL for "npu"
+    in it, so the NPU's device finds its own backend there."""
+    if not (isinstance(statement, nodes.If) and isinstance(statement.test, nodes.Compare)
+            and len(statement.test.ops) == 1 and statement.test.ops[0][0] == "in"):
+        return False
+    table = statement.test.ops[0][1]
+    if not _is_device_backend_table(table):
+        return False
+    key = statement.test.left.as_string()
+    return any(isinstance(stmt, nodes.Assign) and len(stmt.targets) == 1 and stmt.targets[0].as_string() == name
+               and isinstance(stmt.value, nodes.Subscript) and stmt.value.value.as_string() == table.as_string()
+               and stmt.value.slice.as_string() == key
+               for stmt in statement.body)
+
+
+def _is_device_backend_table(node: nodes.NodeNG) -> bool:
+    if isinstance(node, nodes.Name):
+        value = single_value(node)
+        node = value if value is not None else node
+    return qualified_name(node) in _DEVICE_BACKEND_TABLES
 
 
 def _chosen_on_npu(statement: nodes.NodeNG, name: str) -> bool:
