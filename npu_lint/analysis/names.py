@@ -328,7 +328,12 @@ def registration_key(node: nodes.NodeNG) -> bool:
 
 def in_annotation(node: nodes.NodeNG) -> bool:
     """Inside a type annotation (of a parameter, a return or a variable): it names a type and
-    uses nothing, so `-> torch.profiler.profile` is not a use of the CUDA profiler."""
+    uses nothing, so `-> torch.profiler.profile` is not a use of the CUDA profiler. So is a type
+    alias that only annotations name (see `_in_annotation_alias`)."""
+    return _in_written_annotation(node) or _in_annotation_alias(node)
+
+
+def _in_written_annotation(node: nodes.NodeNG) -> bool:
     child, parent = node, node.parent
     while parent is not None:
         if isinstance(parent, nodes.AnnAssign) and child is parent.annotation:
@@ -344,6 +349,33 @@ def in_annotation(node: nodes.NodeNG) -> bool:
             return False
         child, parent = parent, parent.parent
     return False
+
+
+_TYPE_FORMS = frozenset({"Union", "Optional"})
+
+
+def _in_annotation_alias(node: nodes.NodeNG) -> bool:
+    """Inside `IndexType = Union[str, slice, int, torch.LongTensor, torch.cuda.LongTensor, ...]`
+    (mmdet3d 1.4's structures/point_data.py, mmpose 1.3's multilevel_pixel_data.py), a module's or
+    class's type alias that the module names in annotations only (`def __getitem__(self, item:
+    IndexType)`), or nowhere: the alias is written for the reader and runs nothing. One that a
+    type test or any other expression reads (`isinstance(item, MaskType)`) is a value."""
+    statement = node.statement()
+    if not (isinstance(statement, nodes.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], nodes.AssignName)
+            and isinstance(statement.scope(), (nodes.Module, nodes.ClassDef))):
+        return False
+    value = statement.value
+    if not (isinstance(value, nodes.Subscript) and last_name(value.value) in _TYPE_FORMS):
+        return False
+    child = node
+    while child is not None and child is not value.slice:
+        child = child.parent if child is not statement else None
+    if child is None:
+        return False
+    alias = statement.targets[0].name
+    return all(_in_written_annotation(use) for use in statement.root().nodes_of_class(nodes.Name)
+               if use.name == alias)
 
 
 def last_name(node: nodes.NodeNG) -> Optional[str]:

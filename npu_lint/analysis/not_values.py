@@ -18,6 +18,8 @@
     def get_rng_state(self, device="cuda"): ...
                                         each implementation has its own default, which is the
                                         one callers get
+    def upsample2d(x, f, impl="cuda"):  the default of a parameter the function never reads
+        return upfirdn2d(x, f)          (mmagic's copy of StyleGAN2-ADA's ops): it picks nothing
     rng_state["cuda"], {"cuda": s}      the key of the program's own mapping: a name that
     settings["CUDA_VISIBLE_DEVICES"]    checkpoints and callers use; the keys of an environment
                                         (`os.environ`, a child's `env`) are values and stay, and
@@ -73,7 +75,7 @@ import re
 
 from astroid import nodes
 
-from npu_lint.analysis.arguments import argument_role, tables
+from npu_lint.analysis.arguments import argument_role, parameter_of_default, tables
 from npu_lint.analysis.cuda_library_guards import guards_cuda_library, library_base, registers_cuda_kernel
 from npu_lint.analysis.environment import is_environment, mapping_of_key
 from npu_lint.analysis.implementation_choice import picks_implementation
@@ -101,6 +103,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "attribute name"
     if _abstract_default(node):
         return "abstract method default"
+    if _default_never_read(node):
+        return "default of a parameter never read"
     if _compared_with_device_name_query(node):
         return "device name query"
     if _key_of_own_mapping(node):
@@ -332,6 +336,26 @@ def _abstract_default(node: nodes.NodeNG) -> bool:
             node is default for default in [*arguments.defaults, *arguments.kw_defaults] if default is not None):
         return False
     return abstract_stub(arguments.parent)
+
+
+def _default_never_read(node: nodes.NodeNG) -> bool:
+    """The default of a parameter that its function never reads: mmagic 1.2's stylegan2
+    ada/upfirdn2d.py keeps StyleGAN2-ADA's `def upsample2d(x, f, up=2, ..., impl='cuda')` but always
+    calls mmcv's `upfirdn2d`, so `impl` picks nothing and its default is no device. A function that
+    hands its `locals()` or `vars()` on reads every parameter. A stub that does nothing is an
+    interface's, whose default stays a finding unless it is abstract (`_abstract_default`)."""
+    arguments = node.parent
+    if not isinstance(arguments, nodes.Arguments):
+        return False
+    name = parameter_of_default(arguments, node)
+    function = arguments.parent
+    if name is None or not isinstance(function, (nodes.FunctionDef, nodes.Lambda)):
+        return False
+    body = function.body if isinstance(function.body, list) else [function.body]
+    if isinstance(function, nodes.FunctionDef) and all(_does_nothing(statement) for statement in body):
+        return False
+    return not any(isinstance(read, nodes.Name) and read.name in (name, "locals", "vars")
+                   for part in body for read in part.nodes_of_class(nodes.Name))
 
 
 def abstract_stub(function: nodes.NodeNG) -> bool:

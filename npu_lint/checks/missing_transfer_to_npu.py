@@ -3,12 +3,18 @@
 `from torch_npu.contrib import transfer_to_npu` must run once, in the script
 that starts the job, before CUDA code runs. Library modules are not told:
 only entry modules (analysis.entry_module: main guard, `__main__.py`, console scripts).
+
+A CUDA use counts unless it is a test that keeps CUDA-only code off other devices: mmdet3d's and
+mmagic's setup.py only ask `if torch.cuda.is_available() or os.getenv('FORCE_CUDA', '0') == '1':`
+before `extension = CUDAExtension`. The patch would make that test True on the NPU host and the
+build compile CUDA sources there; without it the build takes its C++-only side.
 """
 from __future__ import annotations
 
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.cuda_library_guards import guards_cuda_library
 from npu_lint.analysis.entry_module import entry_reason
 from npu_lint.analysis.torch_npu_import import first_torch_import
 from npu_lint.analysis.transfer import TRANSFER_IMPORT
@@ -56,7 +62,16 @@ class MissingTransferToNpu(Check):
 def _uses_cuda(module: nodes.Module) -> bool:
     for node in module.nodes_of_class((nodes.Attribute, nodes.Const)):
         if isinstance(node, nodes.Attribute) and node.attrname in ("cuda", "is_cuda"):
-            return True
-        if isinstance(node, nodes.Const) and isinstance(node.value, str) and node.value.startswith(("cuda", "nccl")):
-            return True
+            if not guards_cuda_library(_chain_top(node)):
+                return True
+        elif isinstance(node, nodes.Const) and isinstance(node.value, str) and node.value.startswith(("cuda", "nccl")):
+            if not guards_cuda_library(node):
+                return True
     return False
+
+
+def _chain_top(node: nodes.Attribute) -> nodes.NodeNG:
+    """`torch.cuda.is_available` for its `torch.cuda`: the name a test asks."""
+    while isinstance(node.parent, nodes.Attribute) and node.parent.expr is node:
+        node = node.parent
+    return node

@@ -363,15 +363,21 @@ class StringCheck(Check):
 
 def _command_line_option(expression: nodes.NodeNG) -> nodes.Call | None:
     """The `parser.add_argument("--device", choices=["cpu", "cuda"], default="cuda")` call whose
-    `default=` or `choices=` entry `expression` is, else None."""
+    `default=` or `choices=` entry `expression` is, else None. So is a widget that offers choices
+    and shows one of them first (mmagic 1.2's demo/gradio_inpainting.py: `gr.Dropdown(choices=
+    ['cuda', 'cpu'], label='choose device', value='cuda')`)."""
     holder = expression.parent
     if isinstance(holder, (nodes.List, nodes.Tuple, nodes.Set)):
         holder = holder.parent
-    if not (isinstance(holder, nodes.Keyword) and holder.arg in ("default", "choices")):
+    if not (isinstance(holder, nodes.Keyword) and holder.arg in ("default", "choices", "value")):
         return None
     call = holder.parent
-    func = call.func if isinstance(call, nodes.Call) else None
-    return call if isinstance(func, nodes.Attribute) and func.attrname == "add_argument" else None
+    if not isinstance(call, nodes.Call):
+        return None
+    func = call.func
+    if isinstance(func, nodes.Attribute) and func.attrname == "add_argument" and holder.arg != "value":
+        return call
+    return call if any(keyword.arg == "choices" for keyword in call.keywords or ()) else None
 
 
 # The NPU's name in a program whose own device names say "ascend" for it (lmdeploy, dlinfer).

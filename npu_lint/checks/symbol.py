@@ -21,6 +21,7 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import in_cpu_call
 from npu_lint.analysis.names import (ATTRIBUTE_NODES, chain_parts, in_annotation, in_type_test, is_chain_top,
                                      name_trigger, outermost_attribute, qualified_name)
+from npu_lint.analysis.arguments import tables
 from npu_lint.analysis.not_values import comparison_of
 from npu_lint.analysis.npu_modules import uses_npu_build
 from npu_lint.analysis.probes import probed
@@ -45,6 +46,7 @@ class SymbolCheck(Check):
         self.quiet_on_cpu = rule.match.get("quiet_on_cpu", False)
         self.quiet_in_type_tests = rule.match.get("quiet_in_type_tests", False)
         self.quiet_in_queries = rule.match.get("quiet_in_queries", False)
+        self.quiet_in_device_tables = rule.match.get("quiet_in_device_tables", False)
         # callables whose arguments must move with them: an argument fixed alone would hand
         # torch_npu's value to torch's callable (torch's profile with torch_npu's schedule)
         self.fix_with_callee = frozenset(rule.match.get("fix_with_callee", ()))
@@ -73,6 +75,8 @@ class SymbolCheck(Check):
             return  # `device="cpu"` in the same call: not an NPU concern
         if self.quiet_in_type_tests and in_type_test(outermost_attribute(node)):
             return  # `isinstance(model, nn.DataParallel)` asks; the construction is what to port
+        if self.quiet_in_device_tables and _device_table_entry(outermost_attribute(node)):
+            return  # `{'cuda': MMDataParallel, 'cpu': MMDataParallel}`: built by device elsewhere
         if self.quiet_in_queries and _asked_about(outermost_attribute(node)):
             return  # `x.is_contiguous(memory_format=torch.channels_last)` asks; a conversion is what to port
         if probed(outermost_attribute(node)):
@@ -228,6 +232,19 @@ def _inside_subclass_of(node, qname: str) -> bool:
             return True
         child, parent = parent, parent.parent
     return False
+
+
+def _device_table_entry(node: nodes.NodeNG) -> bool:
+    """A value of a dict display keyed by device names (mmdet 2.x's utils/util_distribution.py:
+    `dp_factory = {'cuda': MMDataParallel, 'cpu': MMDataParallel}`, which `build_dp` extends with
+    `dp_factory['npu'] = NPUDataParallel` and calls as `dp_factory[device](model, ...)`): the
+    wrapper is picked by the device the caller names, one entry per device."""
+    parent = node.parent
+    if not isinstance(parent, nodes.Dict) or not any(node is value for _key, value in parent.items):
+        return False
+    key = next(key for key, value in parent.items if value is node)
+    return isinstance(key, nodes.Const) and isinstance(key.value, str) \
+        and key.value.split(":")[0] in tables().not_values.device_types | {"cuda", "npu", "gpu"}
 
 
 def _asked_about(node: nodes.NodeNG) -> bool:

@@ -23,7 +23,7 @@ NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 KIND_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "symbol": {"symbols": list, "prefixes": list, "replace_last": str, "replace_prefix": dict, "suggestion": str,
                "suggestions": dict, "quiet_on_cpu": bool, "quiet_in_type_tests": bool, "quiet_in_queries": bool,
-               "fix_with_callee": list},
+               "quiet_in_device_tables": bool, "fix_with_callee": list},
     "method": {"methods": list, "call": bool, "receivers": list, "replacement": str},
     "string": {"pattern": str, "argument": str, "outside_argument": str, "replace": dict, "replace_part": dict,
                "triggers": list,

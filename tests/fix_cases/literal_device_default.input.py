@@ -18,4 +18,4 @@ class MachineConfig:
 def launch(main_func, device_type: Literal["cpu", "cuda", "mps"] = "cuda", *, only: Literal["cuda"] = "cuda"):
     if device_type == "cuda":
         torch.cuda.set_device(0)
-    return main_func
+    return main_func, only

@@ -19,4 +19,4 @@ class MachineConfig:
 def launch(main_func, device_type: Literal["cpu", "npu", "mps"] = "npu", *, only: Literal["npu"] = "npu"):
     if device_type == "npu":
         torch.npu.set_device(0)
-    return main_func
+    return main_func, only

@@ -49,11 +49,25 @@ def halves(node) -> Optional[Tuple[str, int]]:
     return op.operands[0].as_string(), node.index
 
 
-def projection_input(node) -> Optional[Tuple[str, str]]:
-    """(module text, input text) for `self.w1(x)`: a layer of the model applied to one input."""
+def projection_input(node) -> Optional[Tuple[str, nodes.NodeNG]]:
+    """(module text, input) for `self.w1(x)`: a layer of the model applied to one input."""
     if self_layer_call(node):
-        return node.func.as_string(), node.args[0].as_string()
+        return node.func.as_string(), node.args[0]
     return None
+
+
+def same_input(first: nodes.NodeNG, second: nodes.NodeNG) -> bool:
+    """The same input of two layers: the same expression, and for a name the same assignment
+    reaching both uses. mmagic 1.2's NAFNet block `x = self.conv2(x); x = self.gelu(x);
+    x = x * self.se(x)` hands `self.se` the activated `x`, not the one `self.conv2` took."""
+    if first.as_string() != second.as_string():
+        return False
+    if not (isinstance(first, nodes.Name) and isinstance(second, nodes.Name)):
+        return True
+    try:
+        return {id(node) for node in first.lookup(first.name)[1]} == {id(node) for node in second.lookup(second.name)[1]}
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return True
 
 
 class _GatedLinearByHand(AffinityCheck):
@@ -89,7 +103,7 @@ class _GatedLinearByHand(AffinityCheck):
                 return f"it takes `{first[0]}` as it is (the {self.kind} half first)"
             return f"it activates the first half: swap the halves of `{first[0]}` (or its projection's rows)"
         projected, plain = find(activated, projection_input), find(other, projection_input)
-        if projected and plain and projected[1] == plain[1] and projected[0] != plain[0]:
+        if projected and plain and same_input(projected[1], plain[1]) and projected[0] != plain[0]:
             return (f"concatenate the weights of `{projected[0]}` and `{plain[0]}` into one projection "
                     f"(the {self.kind} half first) and pass its output")
         return None
