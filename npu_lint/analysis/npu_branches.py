@@ -81,7 +81,9 @@ take is not reported. A path is off the NPU when
 - it is a default that the NPU's branch of a test right after it replaces (`device = "cuda"`
   then `if is_torch_npu_available(): device = "npu"`), read by nothing in between; a
   parameter's default too, replaced by the function's first statements (`device_type =
-  "npu" if is_torch_npu_available() else device_type`);
+  "npu" if is_torch_npu_available() else device_type`); a module's `from torch.cuda import
+  manual_seed as device_manual_seed` that, past other imports, `if envs._is_npu(): from torch.npu
+  import manual_seed as device_manual_seed` binds anew (xDiT's runtime_state.py);
 - it follows, in an `and`, a test of a value for CUDA (`device.startswith("cuda")`) where an
   `or` asks the same of that value for the NPU in a clause of its own (FunASR's AutoModel:
   `device.startswith("cuda") and not torch.cuda.is_available()` or `device.startswith("npu") and
@@ -152,6 +154,8 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
     """Is `node` evaluated only where an NPU machine does not go (see the module doc)? With the
     module context `ctx`, a stored CUDA test is judged by the tests that read its flag too."""
     if _beside_npu(node):
+        return True
+    if isinstance(node, nodes.ImportFrom) and _import_replaced_on_npu(node):
         return True
     # Through function and class bodies too: a `def` in a branch the NPU skips is never defined
     # there, and a `def` after `if is_npu(): raise ...` is never reached.
@@ -237,19 +241,45 @@ def _default_replaced_on_npu(arguments: nodes.Arguments, default: nodes.NodeNG) 
     return name is not None and _replaced_from(function.body[0], name)
 
 
-def _replaced_from(statement: nodes.NodeNG | None, name: str) -> bool:
+def _import_replaced_on_npu(statement: nodes.ImportFrom) -> bool:
+    """`from torch.cuda import manual_seed as device_manual_seed` at the top of xDiT's
+    runtime_state.py, then, past other imports, `if envs._is_npu(): from torch.npu import
+    manual_seed as device_manual_seed`: the first binding is the default of the hosts that are no
+    NPU, and the NPU's branch binds the NPU's own. Renamed, the first import would fail on CUDA
+    hosts, where torch.npu is missing. Every name the statement binds must be replaced so."""
+    if not isinstance(statement.parent, nodes.Module):
+        return False
+    names = [alias or name for name, alias in statement.names]
+    return "*" not in names and all(_replaced_from(statement.next_sibling(), name, past_imports=True)
+                                    for name in names)
+
+
+def _replaced_from(statement: nodes.NodeNG | None, name: str, past_imports: bool = False) -> bool:
     """Does a test within a few statements from `statement` store the NPU's own value in `name` on
     its NPU branch (an `if` whose NPU branch assigns it, or `name = "npu" if is_npu() else name`),
-    with nothing reading the name before?"""
-    for _step in range(_REPLACEMENT_WINDOW):
+    with nothing reading the name before? With `past_imports`, imports between (also in a `try:`
+    of imports) do not count toward the few: they read no name."""
+    step = 0
+    while step < _REPLACEMENT_WINDOW:
         if statement is None:
             return False
         if _stores_npu_value(statement, name):
             return True
         if any(node.as_string() == name for node in statement.nodes_of_class((nodes.Name, nodes.Attribute))):
             return False  # read (or changed) before the NPU's test: the first value is used there
+        if not (past_imports and _only_imports(statement)):
+            step += 1
         statement = statement.next_sibling()
     return False
+
+
+def _only_imports(statement: nodes.NodeNG) -> bool:
+    """An import, or a `try:` of imports whose handlers only pass (an optional accelerator's)."""
+    if isinstance(statement, (nodes.Import, nodes.ImportFrom)):
+        return True
+    return isinstance(statement, nodes.Try) and not statement.orelse and not statement.finalbody \
+        and all(isinstance(inner, (nodes.Import, nodes.ImportFrom)) for inner in statement.body) \
+        and all(isinstance(inner, nodes.Pass) for handler in statement.handlers for inner in handler.body)
 
 
 def _computes_nothing(value: nodes.NodeNG | None) -> bool:
@@ -318,9 +348,12 @@ def _is_cuda_value_string(node: nodes.NodeNG) -> bool:
 
 
 def _stores(body: list[nodes.NodeNG], name: str) -> bool:
+    """Does a statement of `body` assign `name`, or import a name under it?"""
     return any(isinstance(stmt, (nodes.Assign, nodes.AnnAssign))
                and any(target.as_string() == name
                        for target in (stmt.targets if isinstance(stmt, nodes.Assign) else [stmt.target]))
+               or isinstance(stmt, nodes.ImportFrom) and any((alias or imported) == name
+                                                             for imported, alias in stmt.names)
                for stmt in body)
 
 
