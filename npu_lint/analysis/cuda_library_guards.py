@@ -25,6 +25,8 @@
     def assert_supported(x):                     only checks what the kernels take (or what a
         if x.device.type != "cuda": raise RuntimeError("runs CUDA kernels")   library its callers
                                                  then call takes: llm-foundry's check_valid_inputs)
+    if x.is_cuda:                                or a method of the class that defines one
+        return self._temporal_activate(x, w)     (`@triton.jit` in its body) and launches it
     @torch.library.custom_op("ns::op", device_types="cuda")   the device such a kernel is
     def op(x): _kernel[grid](x)                               registered for
     if is_cuda: loss = rnnt.tdt_loss_gpu          or over an error where there is no twin
@@ -67,7 +69,7 @@ from astroid import nodes
 from npu_lint.analysis.arguments import argument_role, tables
 from npu_lint.analysis.cpu_device import explicitly_on_cpu
 from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument, imports_cuda_build
-from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, runs_cuda_kernel
+from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, method_running_kernel, runs_cuda_kernel
 from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import bindings, identifier_words, qualified_name, statements_after, values_stored_in_self
@@ -979,6 +981,10 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             return f"`torch.ops.{node.expr.attrname}.{node.attrname}` (a custom op named for CUDA)"
         if isinstance(node, nodes.Attribute) and _held_by_instance(node):
             return f"`self.{node.attrname}` (a CUDA build of this module)"
+        if isinstance(node, nodes.Attribute) and isinstance(node.parent, nodes.Call) and node.parent.func is node \
+                and method_running_kernel(node) is not None:
+            # `if x.is_cuda: return self._temporal_activate(x, w)`, a method with its own `@triton.jit`
+            return f"`self.{node.attrname}` (a method that runs a CUDA kernel of this module)"
         if isinstance(node, nodes.Call) and cuda_build_argument(node) is not None:
             return "a CUDA kernel built at run time"  # (NPU412): `if not cuda: raise` keeps nvcc away
         if isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_BUILD_SETTING.match(node.value):
