@@ -98,7 +98,9 @@ take is not reported. A path is off the NPU when
   `torch.xpu.is_available()`): the rest runs on that accelerator alone (DLRover's musa_patch);
   also when a platform layer is asked for that accelerator (`if not current_platform.is_rocm():
   pytest.skip(..., allow_module_level=True)`, vLLM's tests of ROCm and XPU kernels: a skip leaves
-  as a `raise` does), and in a test that `pytest.mark.skipif(not current_platform.is_rocm(), ...)`
+  as a `raise` does; also `torch.version.hip is None`, and past a call of a function of the module
+  whose first statement skips so: xDiT's `_require_mha_v4_aiter(backend_name)` at the top of its
+  AITER tests), and in a test that `pytest.mark.skipif(not current_platform.is_rocm(), ...)`
   marks, or in every test of a module whose `pytestmark` is such a mark; the body of
   `if current_platform.is_rocm():` and what follows that question in an `and`
   (`current_platform.is_rocm() and x.is_cuda`, vLLM's hy_v4 ROCm kernels) are that accelerator's
@@ -783,7 +785,30 @@ def _after_npu_exit(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> bool:
             if isinstance(stmt, nodes.If) and not stmt.orelse and _always_leaves(stmt.body) \
                     and (_polarity(stmt.test) == POSITIVE or _unless_other_accelerator(stmt.test)):
                 return True
+            if _calls_skip_unless_other_accelerator(stmt):
+                return True
     return False
+
+
+def _calls_skip_unless_other_accelerator(statement: nodes.NodeNG) -> bool:
+    """`_require_mha_v4_aiter(backend_name)` at the top of xDiT's AITER tests, a function of the
+    module whose first statement is `if not torch.cuda.is_available() or torch.version.hip is
+    None: pytest.skip("... requires a ROCm GPU.")`: what follows the call runs on that
+    accelerator alone. Only a skip or a raise counts: a `return` leaves the function alone."""
+    if not (isinstance(statement, nodes.Expr) and isinstance(statement.value, nodes.Call)
+            and isinstance(statement.value.func, nodes.Name)):
+        return False
+    definitions = bindings(statement.value.func)
+    if len(definitions) != 1 or not isinstance(definitions[0], nodes.FunctionDef):
+        return False
+    body = [stmt for stmt in definitions[0].body
+            if not (isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Const))]  # a docstring
+    if not body or not isinstance(body[0], nodes.If) or body[0].orelse or not body[0].body:
+        return False
+    last = body[0].body[-1]
+    raises = isinstance(last, nodes.Raise) or isinstance(last, nodes.Expr) and isinstance(last.value, nodes.Call) \
+        and qualified_name(last.value.func) in _LEAVING_CALLS
+    return raises and _unless_other_accelerator(body[0].test)
 
 
 # The torch namespaces of accelerators that are neither CUDA nor the NPU (torch_musa's torch.musa,
@@ -801,14 +826,20 @@ _OTHER_PLATFORM_QUERIES = frozenset({f"is_{name}" for name in _OTHER_ACCELERATOR
 def _unless_other_accelerator(test: nodes.NodeNG) -> bool:
     """`not hasattr(torch, "musa")` (DLRover's musa_patch: `if not hasattr(torch, "musa"):
     return` before it patches torch for MUSA), `not current_platform.is_rocm()` (vLLM's tests of
-    ROCm kernels: `if not current_platform.is_rocm(): pytest.skip(...)`): what follows the exit
+    ROCm kernels: `if not current_platform.is_rocm(): pytest.skip(...)`), `torch.version.hip is
+    None` and `not torch.version.hip` (no ROCm build: xDiT's AITER tests): what follows the exit
     runs on that accelerator alone, neither on the NPU nor on CUDA. Also when an `or` adds
     reasons to leave (`not current_platform.is_rocm() or not aiter_found()`), or the `not` holds
     an `and` with such a question (`not (current_platform.is_rocm() and on_gfx950())`)."""
     if isinstance(test, nodes.BoolOp) and test.op == "or":
         return any(_unless_other_accelerator(value) for value in test.values)
+    if isinstance(test, nodes.Compare) and len(test.ops) == 1 and test.ops[0][0] == "is" \
+            and isinstance(test.ops[0][1], nodes.Const) and test.ops[0][1].value is None:
+        return _is_hip_build_version(test.left)  # `torch.version.hip is None`: no ROCm build
     if not (isinstance(test, nodes.UnaryOp) and test.op == "not"):
         return False
+    if _is_hip_build_version(test.operand):
+        return True
     probe = test.operand
     if isinstance(probe, nodes.BoolOp) and probe.op == "and":
         return any(_asks_platform_for_other_accelerator(value) for value in probe.values)
@@ -1094,6 +1125,11 @@ def _asks_platform_for_cuda(node: nodes.NodeNG) -> bool:
         asks = _ASKS_FOR_NPU[module] = any(
             not call.args and last_name(call.func) in _PLATFORM_NPU_QUERIES for call in module.nodes_of_class(nodes.Call))
     return asks
+
+
+def _is_hip_build_version(node: nodes.NodeNG) -> bool:
+    """`torch.version.hip`: None on every build but ROCm's, the NPU's and CUDA's included."""
+    return isinstance(node, nodes.Attribute) and node.attrname == "hip" and qualified_name(node) == "torch.version.hip"
 
 
 def _is_cuda_build_version(node: nodes.NodeNG) -> bool:
