@@ -8,15 +8,17 @@ beside the NVIDIA one (`models/minimax_m3/amd/` beside `models/minimax_m3/nvidia
 `tests/kernels/models/amd/`). That code runs on AMD's GPUs alone: "npu" there would break ROCm,
 and what the NPU's port needs is said where the CUDA code is. So a module is AMD's when its file,
 or a package of the package chain holding it (folders with __init__.py), is named with a `rocm`,
-`hip` or `amd` word; `amd64` (a build's architecture) is no such word, and only the package chain
-counts, as for the project's own NPU modules (npu_modules.py). `ModuleContext.report` drops every
-finding there.
+`hip` or `amd` word, or for a library of AMD's that runs on ROCm alone: `aiter` (AMD's AI Tensor
+Engine for ROCm; xDiT's `quant/aiter_fp8_quantizer.py`, SGLang's `aiter_backend.py`) and `flydsl`
+(AMD's kernel DSL; xDiT's `layers/fused_qk_rope_flydsl.py`, SGLang's `kda_flydsl/`). `amd64` (a
+build's architecture) is no such word, and only the package chain counts, as for the project's own
+NPU modules (npu_modules.py). `ModuleContext.report` drops every finding there.
 """
 from __future__ import annotations
 
 from npu_lint.analysis.module_names import module_named_for
 
-_AMD_WORDS = frozenset({"rocm", "hip", "amd"})
+_AMD_WORDS = frozenset({"rocm", "hip", "amd", "aiter", "flydsl"})
 
 
 def written_for_amd(path: str) -> bool:
