@@ -54,7 +54,8 @@ identifier that spells its name (`convert_to_cupy`, `ToCupy`, `has_cucim`), or a
 is imported (`try: import flash_attn; _FLASH_AVAILABLE = True`). The libraries are
 the `libraries` of data/cuda_libraries.yaml, and its `without_npu_kernels`: libraries with CPU
 and CUDA kernels only (torch_scatter, pyg_lib), which PyG calls for CUDA tensors only
-(`if src.is_cuda and WITH_TORCH_SCATTER:`); on the NPU the torch path is the one that runs.
+(`if src.is_cuda and WITH_TORCH_SCATTER:`); on the NPU the torch path is the one that runs. So
+are its `rocm_only` libraries, AMD's (aiter, flydsl: `_AITER_MHA_V4.enabled and query.is_cuda`).
 Under transfer_to_npu `.is_cuda` is True on the NPU, so there such a test lets NPU tensors in:
 NPU194 reports it with what `guarded_cuda_code` found.
 """
@@ -731,7 +732,8 @@ def _skip_reason(test: nodes.NodeNG) -> nodes.NodeNG | None:
 
 @functools.lru_cache(maxsize=1)
 def _message_libraries() -> tuple[str, ...]:
-    return tuple(module for module in (*table().libraries, *table().without_npu_kernels) if "." not in module)
+    return tuple(module for module in (*table().libraries, *table().without_npu_kernels, *table().rocm_only)
+                 if "." not in module)
 
 
 def _handed_to_cuda_build(test: nodes.NodeNG) -> bool:
