@@ -24,7 +24,9 @@
     return fused_rope(x)                         function that returns the test, or one that
     def assert_supported(x):                     only checks what the kernels take (or what a
         if x.device.type != "cuda": raise RuntimeError("runs CUDA kernels")   library its callers
-                                                 then call takes: llm-foundry's check_valid_inputs)
+                                                 then call takes: llm-foundry's check_valid_inputs),
+                                                 also when it hands its input back (`return
+                                                 x.contiguous()`, DiffSynth-Studio's `_rows`)
     if x.is_cuda:                                or a method of the class that defines one
         return self._temporal_activate(x, w)     (`@triton.jit` in its body) and launches it
     @torch.library.custom_op("ns::op", device_types="cuda")   the device such a kernel is
@@ -455,8 +457,26 @@ def _check_before_kernels(test: nodes.NodeNG) -> bool:
     refuses = (isinstance(statement, nodes.If) and statement.test is test and _raises_only(statement.body)) \
         or (isinstance(statement, nodes.Assert) and statement.test is test)
     function = statement.scope() if refuses else None
-    return isinstance(function, nodes.FunctionDef) and _only_checks(function.body) \
+    return isinstance(function, nodes.FunctionDef) and _only_checks(_without_returned_input(function)) \
         and (bool(kernel_names(function.root())) or _called_before_library(function))
+
+
+_LAYOUT_METHODS = frozenset({"contiguous"})
+
+
+def _without_returned_input(function: nodes.FunctionDef) -> list[nodes.NodeNG]:
+    """The function's body without a last `return x` or `return x.contiguous()` of a parameter:
+    DiffSynth-Studio's `_rows(x)` checks `if not x.is_cuda: raise ValueError("fp8 quantiser
+    requires CUDA tensors")` and the shape, then hands the kernels' callers their input back
+    contiguous."""
+    body = function.body
+    last = body[-1] if body else None
+    value = last.value if isinstance(last, nodes.Return) else None
+    if isinstance(value, nodes.Call) and not value.args and not value.keywords \
+            and isinstance(value.func, nodes.Attribute) and value.func.attrname in _LAYOUT_METHODS:
+        value = value.func.expr
+    parameters = {arg.name for arg in function.args.arguments or ()}
+    return body[:-1] if isinstance(value, nodes.Name) and value.name in parameters else body
 
 
 def _called_before_library(function: nodes.FunctionDef) -> bool:
