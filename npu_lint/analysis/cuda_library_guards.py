@@ -985,7 +985,7 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             # `if mat.is_cuda: MEB.coo_spmm_int32(...)` (MinkowskiEngine, whose setup.py builds
             # `MinkowskiEngineBackend._C` with CUDAExtension): the extension's CUDA functions
             return f"`{node.name}` (a CUDA build of this project)"
-        if isinstance(node, nodes.Name) and spells_library(node.name):
+        if isinstance(node, nodes.Name) and spells_library(node.name) and not _local_value_named_like_library(node):
             return f"`{node.name}`"
         if isinstance(node, nodes.Name) and _bound_by_import_call(node):
             return f"`{node.name}` (a CUDA-only module)"
@@ -1016,6 +1016,24 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
         if isinstance(node, nodes.Const) and isinstance(node.value, str) and _names_cuda_build(node.value):
             return f"`{node.value}`"  # `"onnxruntime-gpu" if cuda else "onnxruntime"`: what pip installs
     return None
+
+
+def _local_value_named_like_library(name: nodes.Name) -> bool:
+    """`k2 = _as_rows(key, b, s, h, d)` beside `q2` (xDiT's fused RoPE): a local value whose
+    whole name is a library's (k2, warp), bound in the function by assignments alone, is no
+    use of that library; `has_cupy`, `convert_to_cupy` and imported names still count."""
+    if not isinstance(name.scope(), nodes.FunctionDef) or name.name not in _whole_library_names():
+        return False
+    found = bindings(name)
+    return bool(found) and all(isinstance(binding, nodes.AssignName) and binding.scope() is name.scope()
+                               and isinstance(binding.parent, (nodes.Assign, nodes.AnnAssign, nodes.Tuple))
+                               for binding in found)
+
+
+@functools.lru_cache(maxsize=1)
+def _whole_library_names() -> frozenset[str]:
+    return frozenset(module for module in (*table().libraries, *table().without_npu_kernels, *table().rocm_only)
+                     if "." not in module)
 
 
 def _custom_op_named_for_cuda(attribute: nodes.Attribute) -> bool:
