@@ -57,3 +57,17 @@ def test_a_folder_outside_the_package_chain_and_amd64_are_no_amd_names(tmp_path)
     build = _package(tmp_path, "docker") / "build_amd64.py"
     build.write_text(AMD_RUNNER)
     assert _codes(build) == ["NPU110", "NPU101"]
+
+
+def test_a_module_named_for_an_amd_only_library_is_left_alone(tmp_path):
+    # xDiT's quant/aiter_fp8_quantizer.py (AITER: AMD's AI Tensor Engine for ROCm) and
+    # layers/fused_qk_rope_flydsl.py (FlyDSL: AMD's kernel DSL); SGLang's kda_flydsl/ package
+    for module in (_package(tmp_path, "quant") / "aiter_fp8_quantizer.py",
+                   _package(tmp_path, "layers") / "fused_qk_rope_flydsl.py",
+                   _package(tmp_path, "attention", "kda_flydsl") / "source.py"):
+        module.write_text(AMD_RUNNER)
+        assert _codes(module) == [], module
+    # near miss: a word that only holds the name is another word
+    waiter = _package(tmp_path, "serving") / "waiter_fp8.py"
+    waiter.write_text(AMD_RUNNER)
+    assert _codes(waiter) == ["NPU110", "NPU101"]

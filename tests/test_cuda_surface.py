@@ -201,6 +201,23 @@ def test_a_stream_read_for_its_cuda_handle_is_named_but_not_rewritten():
     assert findings[5].fix.applicability is Applicability.SAFE and findings[5].fix.edits
 
 
+def test_a_properties_call_read_for_amds_architecture_is_named_but_not_rewritten():
+    # xDiT's AITER probes: `torch.cuda.get_device_properties(0).gcnArchName if
+    # torch.cuda.is_available() else ""`, then `"gfx942" in arch_name`. torch_npu's properties
+    # leave gcnArchName None, so the renamed code raises TypeError where it said "" before.
+    # The same call read for its memory is still rewritten.
+    text = ("import torch\n"
+            "arch_name = (torch.cuda.get_device_properties(0).gcnArchName\n"
+            "             if torch.cuda.is_available() else \"\")\n"
+            "total = torch.cuda.get_device_properties(0).total_memory\n")
+    findings = {f.start.line: f for f in Engine().check_text(text).findings if f.code == "NPU101"}
+    assert sorted(findings) == [2, 3, 4]
+    for line in (2, 3):
+        assert findings[line].fix.applicability is Applicability.DISPLAY_ONLY
+    assert "gcnArchName" in findings[2].message
+    assert findings[4].fix.applicability is Applicability.SAFE and findings[4].fix.edits
+
+
 def test_a_device_string_test_before_a_use_without_fix_is_not_rewritten_alone():
     # f5-tts infer/utils_infer.py: the string test keeps get_device_properties(...).major (a
     # stand-in on the NPU, display-only) off other devices; "npu" there would run it on the NPU.

@@ -652,3 +652,47 @@ def test_default_replaced_from_torchs_backend_table_in_a_module_naming_no_npu():
         return backend
     """
     assert codes(body, header="import torch.distributed as dist\n") == [(10, "NPU204")]
+
+
+@pytest.mark.parametrize("body, expected", [
+    # xDiT's tests/test_aiter_mixed_attention.py: a requirement helper that skips unless ROCm,
+    # called first by each AITER test
+    ("""
+    def _require_mha_v4_aiter(backend_name):
+        if not torch.cuda.is_available() or torch.version.hip is None:
+            pytest.skip("AITER mixed-precision attention requires a ROCm GPU.")
+        arch_name = getattr(torch.cuda.get_device_properties(0), "gcnArchName", "")
+
+    def test_aiter_backend(backend_name):
+        _require_mha_v4_aiter(backend_name)
+        query = torch.randn((1, 4, 128), device="cuda", dtype=torch.bfloat16)
+    """, [(3, "NPU101")]),
+    # a module-level skip unless a ROCm build
+    ("""
+    if not torch.version.hip:
+        pytest.skip("ROCm only", allow_module_level=True)
+    torch.cuda.synchronize()
+    """, []),
+    # near miss: what comes before the call may run on the NPU
+    ("""
+    def _require_rocm():
+        if torch.version.hip is None:
+            raise RuntimeError("requires ROCm")
+
+    def test_registry():
+        tensor = torch.empty((1, 128), device="cuda")
+        _require_rocm()
+    """, [(7, "NPU110")]),
+    # near miss: a helper that returns instead of skipping leaves only itself
+    ("""
+    def _check_rocm():
+        if torch.version.hip is None:
+            return
+
+    def test_op():
+        _check_rocm()
+        torch.cuda.synchronize()
+    """, [(8, "NPU101")]),
+])
+def test_a_call_that_skips_unless_rocm_keeps_what_follows_off_the_npu(body, expected):
+    assert codes(body, "import pytest\nimport torch\n") == expected

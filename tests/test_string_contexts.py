@@ -120,3 +120,20 @@ def test_environment_variable_fix_is_safe_only_on_an_environment():
         return env
     """
     assert findings(body, "NPU210") == [(3, "NPU210", "unsafe"), (5, "NPU210", "safe")]
+
+
+def test_a_table_of_getters_keeps_its_keys():
+    # xDiT's envs.py (vLLM's layout): the keys are the names the module's __getattr__ answers to
+    # (`envs.CUDA_VISIBLE_DEVICES`); renamed, its callers would find nothing. The getter's own
+    # read of the environment is the use to port. A dict of values under such a name is an
+    # environment (a child's), and its key is ported.
+    body = """
+    import os
+    environment_variables = {
+        "CUDA_VISIBLE_DEVICES": lambda: os.environ.get("CUDA_VISIBLE_DEVICES", None),
+    }
+    child_environment = {"CUDA_VISIBLE_DEVICES": "0,1"}
+    """
+    result = engine_for(Settings(select=("NPU210",))).check_text(textwrap.dedent(body), "snippet.py")
+    assert [(f.start.line, f.start.column, f.fix.applicability.value) for f in result.findings] \
+        == [(4, 51, "safe"), (6, 21, "safe")]

@@ -8,17 +8,29 @@ beside the NVIDIA one (`models/minimax_m3/amd/` beside `models/minimax_m3/nvidia
 `tests/kernels/models/amd/`). That code runs on AMD's GPUs alone: "npu" there would break ROCm,
 and what the NPU's port needs is said where the CUDA code is. So a module is AMD's when its file,
 or a package of the package chain holding it (folders with __init__.py), is named with a `rocm`,
-`hip` or `amd` word; `amd64` (a build's architecture) is no such word, and only the package chain
-counts, as for the project's own NPU modules (npu_modules.py). `ModuleContext.report` drops every
-finding there.
+`hip` or `amd` word, or for a library of AMD's that runs on ROCm alone (data/cuda_libraries.yaml's
+`rocm_only`: `aiter`, AMD's AI Tensor Engine for ROCm, in xDiT's `quant/aiter_fp8_quantizer.py` and
+SGLang's `aiter_backend.py`; `flydsl`, AMD's kernel DSL, in xDiT's `layers/fused_qk_rope_flydsl.py`
+and SGLang's `kda_flydsl/`). `amd64` (a build's architecture) is no such word, and only the package
+chain counts, as for the project's own NPU modules (npu_modules.py). `ModuleContext.report` drops
+every finding there.
 """
 from __future__ import annotations
 
+import functools
+
 from npu_lint.analysis.module_names import module_named_for
+from npu_lint.knowledge.library_advice import table
 
 _AMD_WORDS = frozenset({"rocm", "hip", "amd"})
 
 
 def written_for_amd(path: str) -> bool:
     """Is the module at `path` the project's code for AMD's GPUs, by its name or its packages' names?"""
-    return module_named_for(path, _AMD_WORDS)
+    return module_named_for(path, _amd_words())
+
+
+@functools.lru_cache(maxsize=1)
+def _amd_words() -> frozenset[str]:
+    """`rocm`, `hip`, `amd`, and the ROCm-only libraries of data/cuda_libraries.yaml."""
+    return _AMD_WORDS | frozenset(table().rocm_only)

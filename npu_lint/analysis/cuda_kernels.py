@@ -14,7 +14,9 @@
 module's own CUDA build (analysis/cuda_builds.py), also one a build helper of the project makes from
 `.cu` sources (OLMo-core's `LazyCudaExtension(sources=(..."kernel.cu"))`), counts as such a kernel too, and so does a function
 that imports from a module of the project named for a CUDA-only library (openai-whisper's timing.py:
-`def dtw_cuda(x): from .triton_ops import dtw_kernel`). A device test that
+`def dtw_cuda(x): from .triton_ops import dtw_kernel`). A method of a class that defines and
+launches such a kernel in its own body runs one too, for the class's other methods that call it
+through `self`. A device test that
 decides whether one of them runs keeps NPU tensors out of a CUDA kernel, and the device a custom
 op registers such a function for is CUDA's: `.is_npu` or "npu" there would send NPU tensors into
 Triton. Names are matched within the module (definitions at module level, also under `if` or
@@ -58,6 +60,27 @@ def cuda_kernel_names(module: nodes.Module) -> frozenset[str]:
 
 def runs_cuda_kernel(function: nodes.FunctionDef) -> bool:
     return function.name in kernel_names(function.root())
+
+
+def method_running_kernel(callee: nodes.NodeNG) -> nodes.FunctionDef | None:
+    """The method of the class that `self.<name>` (the callee of a call in one of its methods)
+    names, when that method launches a CUDA-only kernel: one it defines (`@triton.jit` nested in
+    its body, MiniMax-H3's `_temporal_activate` in DiffSynth-Studio) or one of the module's."""
+    if not (isinstance(callee, nodes.Attribute) and isinstance(callee.expr, nodes.Name) and callee.expr.name == "self"):
+        return None
+    frame = callee.frame()
+    owner = frame.parent if isinstance(frame, nodes.FunctionDef) else None
+    if not isinstance(owner, nodes.ClassDef):
+        return None
+    kernels = kernel_names(callee.root())
+    for method in owner.locals.get(callee.attrname, ()):
+        if not isinstance(method, nodes.FunctionDef) or method is frame:
+            continue
+        for node in method.nodes_of_class((nodes.FunctionDef, nodes.Name)):
+            if isinstance(node, nodes.FunctionDef) and node is not method and _decorated_by_library(node) \
+                    or isinstance(node, nodes.Name) and node.name in kernels:
+                return method
+    return None
 
 
 def _kernel_names(module: nodes.Module) -> frozenset[str]:

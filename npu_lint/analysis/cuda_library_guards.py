@@ -24,7 +24,11 @@
     return fused_rope(x)                         function that returns the test, or one that
     def assert_supported(x):                     only checks what the kernels take (or what a
         if x.device.type != "cuda": raise RuntimeError("runs CUDA kernels")   library its callers
-                                                 then call takes: llm-foundry's check_valid_inputs)
+                                                 then call takes: llm-foundry's check_valid_inputs),
+                                                 also when it hands its input back (`return
+                                                 x.contiguous()`, DiffSynth-Studio's `_rows`)
+    if x.is_cuda:                                or a method of the class that defines one
+        return self._temporal_activate(x, w)     (`@triton.jit` in its body) and launches it
     @torch.library.custom_op("ns::op", device_types="cuda")   the device such a kernel is
     def op(x): _kernel[grid](x)                               registered for
     if is_cuda: loss = rnnt.tdt_loss_gpu          or over an error where there is no twin
@@ -52,7 +56,8 @@ identifier that spells its name (`convert_to_cupy`, `ToCupy`, `has_cucim`), or a
 is imported (`try: import flash_attn; _FLASH_AVAILABLE = True`). The libraries are
 the `libraries` of data/cuda_libraries.yaml, and its `without_npu_kernels`: libraries with CPU
 and CUDA kernels only (torch_scatter, pyg_lib), which PyG calls for CUDA tensors only
-(`if src.is_cuda and WITH_TORCH_SCATTER:`); on the NPU the torch path is the one that runs.
+(`if src.is_cuda and WITH_TORCH_SCATTER:`); on the NPU the torch path is the one that runs. So
+are its `rocm_only` libraries, AMD's (aiter, flydsl: `_AITER_MHA_V4.enabled and query.is_cuda`).
 Under transfer_to_npu `.is_cuda` is True on the NPU, so there such a test lets NPU tensors in:
 NPU194 reports it with what `guarded_cuda_code` found.
 """
@@ -67,7 +72,7 @@ from astroid import nodes
 from npu_lint.analysis.arguments import argument_role, tables
 from npu_lint.analysis.cpu_device import explicitly_on_cpu
 from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument, imports_cuda_build
-from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, runs_cuda_kernel
+from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, method_running_kernel, runs_cuda_kernel
 from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import bindings, identifier_words, qualified_name, statements_after, values_stored_in_self
@@ -452,8 +457,26 @@ def _check_before_kernels(test: nodes.NodeNG) -> bool:
     refuses = (isinstance(statement, nodes.If) and statement.test is test and _raises_only(statement.body)) \
         or (isinstance(statement, nodes.Assert) and statement.test is test)
     function = statement.scope() if refuses else None
-    return isinstance(function, nodes.FunctionDef) and _only_checks(function.body) \
+    return isinstance(function, nodes.FunctionDef) and _only_checks(_without_returned_input(function)) \
         and (bool(kernel_names(function.root())) or _called_before_library(function))
+
+
+_LAYOUT_METHODS = frozenset({"contiguous"})
+
+
+def _without_returned_input(function: nodes.FunctionDef) -> list[nodes.NodeNG]:
+    """The function's body without a last `return x` or `return x.contiguous()` of a parameter:
+    DiffSynth-Studio's `_rows(x)` checks `if not x.is_cuda: raise ValueError("fp8 quantiser
+    requires CUDA tensors")` and the shape, then hands the kernels' callers their input back
+    contiguous."""
+    body = function.body
+    last = body[-1] if body else None
+    value = last.value if isinstance(last, nodes.Return) else None
+    if isinstance(value, nodes.Call) and not value.args and not value.keywords \
+            and isinstance(value.func, nodes.Attribute) and value.func.attrname in _LAYOUT_METHODS:
+        value = value.func.expr
+    parameters = {arg.name for arg in function.args.arguments or ()}
+    return body[:-1] if isinstance(value, nodes.Name) and value.name in parameters else body
 
 
 def _called_before_library(function: nodes.FunctionDef) -> bool:
@@ -729,7 +752,8 @@ def _skip_reason(test: nodes.NodeNG) -> nodes.NodeNG | None:
 
 @functools.lru_cache(maxsize=1)
 def _message_libraries() -> tuple[str, ...]:
-    return tuple(module for module in (*table().libraries, *table().without_npu_kernels) if "." not in module)
+    return tuple(module for module in (*table().libraries, *table().without_npu_kernels, *table().rocm_only)
+                 if "." not in module)
 
 
 def _handed_to_cuda_build(test: nodes.NodeNG) -> bool:
@@ -961,7 +985,7 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             # `if mat.is_cuda: MEB.coo_spmm_int32(...)` (MinkowskiEngine, whose setup.py builds
             # `MinkowskiEngineBackend._C` with CUDAExtension): the extension's CUDA functions
             return f"`{node.name}` (a CUDA build of this project)"
-        if isinstance(node, nodes.Name) and spells_library(node.name):
+        if isinstance(node, nodes.Name) and spells_library(node.name) and not _local_value_named_like_library(node):
             return f"`{node.name}`"
         if isinstance(node, nodes.Name) and _bound_by_import_call(node):
             return f"`{node.name}` (a CUDA-only module)"
@@ -979,6 +1003,10 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             return f"`torch.ops.{node.expr.attrname}.{node.attrname}` (a custom op named for CUDA)"
         if isinstance(node, nodes.Attribute) and _held_by_instance(node):
             return f"`self.{node.attrname}` (a CUDA build of this module)"
+        if isinstance(node, nodes.Attribute) and isinstance(node.parent, nodes.Call) and node.parent.func is node \
+                and method_running_kernel(node) is not None:
+            # `if x.is_cuda: return self._temporal_activate(x, w)`, a method with its own `@triton.jit`
+            return f"`self.{node.attrname}` (a method that runs a CUDA kernel of this module)"
         if isinstance(node, nodes.Call) and cuda_build_argument(node) is not None:
             return "a CUDA kernel built at run time"  # (NPU412): `if not cuda: raise` keeps nvcc away
         if isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_BUILD_SETTING.match(node.value):
@@ -988,6 +1016,24 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
         if isinstance(node, nodes.Const) and isinstance(node.value, str) and _names_cuda_build(node.value):
             return f"`{node.value}`"  # `"onnxruntime-gpu" if cuda else "onnxruntime"`: what pip installs
     return None
+
+
+def _local_value_named_like_library(name: nodes.Name) -> bool:
+    """`k2 = _as_rows(key, b, s, h, d)` beside `q2` (xDiT's fused RoPE): a local value whose
+    whole name is a library's (k2, warp), bound in the function by assignments alone, is no
+    use of that library; `has_cupy`, `convert_to_cupy` and imported names still count."""
+    if not isinstance(name.scope(), nodes.FunctionDef) or name.name not in _whole_library_names():
+        return False
+    found = bindings(name)
+    return bool(found) and all(isinstance(binding, nodes.AssignName) and binding.scope() is name.scope()
+                               and isinstance(binding.parent, (nodes.Assign, nodes.AnnAssign, nodes.Tuple))
+                               for binding in found)
+
+
+@functools.lru_cache(maxsize=1)
+def _whole_library_names() -> frozenset[str]:
+    return frozenset(module for module in (*table().libraries, *table().without_npu_kernels, *table().rocm_only)
+                     if "." not in module)
 
 
 def _custom_op_named_for_cuda(attribute: nodes.Attribute) -> bool:

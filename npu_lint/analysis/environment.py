@@ -72,7 +72,9 @@ def is_environment(mapping: nodes.NodeNG) -> bool:
     if qualified_name(mapping) in _ENVIRONMENTS:
         return True
     if isinstance(mapping, nodes.Dict):
-        return _dict_is_environment(mapping)
+        return not _getter_table(mapping) and _dict_is_environment(mapping)
+    if isinstance(mapping, nodes.Name) and _getter_table(single_value(mapping)):
+        return False
     name = last_name(mapping)
     if name is not None and _ENVIRONMENT_WORD.search(name):
         return True
@@ -100,6 +102,15 @@ def _dict_is_environment(mapping: nodes.Dict) -> bool:
         return any(value is mapping and isinstance(key, nodes.Const) and isinstance(key.value, str)
                    and _ENVIRONMENT_WORD.search(key.value) for key, value in parent.items)
     return False
+
+
+def _getter_table(mapping: nodes.NodeNG | None) -> bool:
+    """`environment_variables = {"CUDA_VISIBLE_DEVICES": lambda: os.environ.get("CUDA_VISIBLE_DEVICES"),
+    ...}` (xDiT's and vLLM's envs.py, read through the module's `__getattr__`): every value a
+    getter, so the keys are the names the module answers to, whatever the table is called; the
+    environment is read inside the getters, where that use is reported."""
+    return isinstance(mapping, nodes.Dict) and bool(mapping.items) \
+        and all(isinstance(value, nodes.Lambda) for _key, value in mapping.items)
 
 
 def _copies_environment(value: nodes.NodeNG) -> bool:

@@ -64,6 +64,8 @@
 
     @Registry.register("nccl")          the key a class is registered under, which configuration
     class HCCLCheckpointEngine: ...     files name (verl's checkpoint engines)
+    ck.registry.disable("cuda")         or a library's registry is asked by (comfy-kitchen's
+                                        backends in ComfyUI and DiffSynth-Studio)
 
 Rewriting any of these changes what the code means, never which device it uses. The tables
 (which calls take an attribute name, which names are methods, which calls answer the device's
@@ -410,6 +412,8 @@ def _registry_key(node: nodes.NodeNG) -> bool:
     if slot is None:
         return False
     call = slot[0]
+    if _asks_library_registry(call):
+        return True
     applied = isinstance(call.parent, nodes.Call) and call.parent.func is call and len(call.parent.args) == 1
     if not (isinstance(call.parent, nodes.Decorators) or applied):
         return False
@@ -431,6 +435,20 @@ def _is_registration_default(node: nodes.NodeNG) -> bool:
         return False
     name = arguments.parent.name
     return name == "register" or name.startswith("register_")
+
+
+def _asks_library_registry(call: nodes.Call) -> bool:
+    """`ck.registry.disable("cuda")` (ComfyUI's and DiffSynth-Studio's comfy-kitchen backends,
+    beside `registry.disable("triton")`), `registry.is_available("cuda")`: a method of a library's
+    registry, asked by the key its backend is registered under. The library has no "npu" backend,
+    so renamed the call finds nothing (or raises); torch's registries pick devices, and stay."""
+    func = call.func
+    if not isinstance(func, nodes.Attribute):
+        return False
+    holder = last_name(func.expr) or ""
+    if not (holder == "registry" or holder.endswith("_registry") or holder.endswith("Registry")):
+        return False
+    return not (qualified_name(func.expr) or "").startswith("torch.")
 
 
 def _test_label(node: nodes.NodeNG) -> bool:

@@ -92,7 +92,9 @@ take is not reported. A path is off the NPU when
 - it is a default that the NPU's branch of a test right after it replaces (`device = "cuda"`
   then `if is_torch_npu_available(): device = "npu"`), read by nothing in between; a
   parameter's default too, replaced by the function's first statements (`device_type =
-  "npu" if is_torch_npu_available() else device_type`);
+  "npu" if is_torch_npu_available() else device_type`); a module's `from torch.cuda import
+  manual_seed as device_manual_seed` that, past other imports, `if envs._is_npu(): from torch.npu
+  import manual_seed as device_manual_seed` binds anew (xDiT's runtime_state.py);
 - it follows, in an `and`, a test of a value for CUDA (`device.startswith("cuda")`) where an
   `or` asks the same of that value for the NPU in a clause of its own (FunASR's AutoModel:
   `device.startswith("cuda") and not torch.cuda.is_available()` or `device.startswith("npu") and
@@ -107,7 +109,9 @@ take is not reported. A path is off the NPU when
   `torch.xpu.is_available()`): the rest runs on that accelerator alone (DLRover's musa_patch);
   also when a platform layer is asked for that accelerator (`if not current_platform.is_rocm():
   pytest.skip(..., allow_module_level=True)`, vLLM's tests of ROCm and XPU kernels: a skip leaves
-  as a `raise` does), and in a test that `pytest.mark.skipif(not current_platform.is_rocm(), ...)`
+  as a `raise` does; also `torch.version.hip is None`, and past a call of a function of the module
+  whose first statement skips so: xDiT's `_require_mha_v4_aiter(backend_name)` at the top of its
+  AITER tests), and in a test that `pytest.mark.skipif(not current_platform.is_rocm(), ...)`
   marks, or in every test of a module whose `pytestmark` is such a mark; the body of
   `if current_platform.is_rocm():` and what follows that question in an `and`
   (`current_platform.is_rocm() and x.is_cuda`, vLLM's hy_v4 ROCm kernels) are that accelerator's
@@ -168,6 +172,8 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
     """Is `node` evaluated only where an NPU machine does not go (see the module doc)? With the
     module context `ctx`, a stored CUDA test is judged by the tests that read its flag too."""
     if _beside_npu(node):
+        return True
+    if isinstance(node, nodes.ImportFrom) and _import_replaced_on_npu(node):
         return True
     # Through function and class bodies too: a `def` in a branch the NPU skips is never defined
     # there, and a `def` after `if is_npu(): raise ...` is never reached.
@@ -315,19 +321,45 @@ def _default_of_value_tested_for_npu(parent: nodes.NodeNG, child: nodes.NodeNG) 
     return False
 
 
-def _replaced_from(statement: nodes.NodeNG | None, name: str) -> bool:
+def _import_replaced_on_npu(statement: nodes.ImportFrom) -> bool:
+    """`from torch.cuda import manual_seed as device_manual_seed` at the top of xDiT's
+    runtime_state.py, then, past other imports, `if envs._is_npu(): from torch.npu import
+    manual_seed as device_manual_seed`: the first binding is the default of the hosts that are no
+    NPU, and the NPU's branch binds the NPU's own. Renamed, the first import would fail on CUDA
+    hosts, where torch.npu is missing. Every name the statement binds must be replaced so."""
+    if not isinstance(statement.parent, nodes.Module):
+        return False
+    names = [alias or name for name, alias in statement.names]
+    return "*" not in names and all(_replaced_from(statement.next_sibling(), name, past_imports=True)
+                                    for name in names)
+
+
+def _replaced_from(statement: nodes.NodeNG | None, name: str, past_imports: bool = False) -> bool:
     """Does a test within a few statements from `statement` store the NPU's own value in `name` on
     its NPU branch (an `if` whose NPU branch assigns it, or `name = "npu" if is_npu() else name`),
-    with nothing reading the name before?"""
-    for _step in range(_REPLACEMENT_WINDOW):
+    with nothing reading the name before? With `past_imports`, imports between (also in a `try:`
+    of imports) do not count toward the few: they read no name."""
+    step = 0
+    while step < _REPLACEMENT_WINDOW:
         if statement is None:
             return False
         if _stores_npu_value(statement, name):
             return True
         if any(node.as_string() == name for node in statement.nodes_of_class((nodes.Name, nodes.Attribute))):
             return False  # read (or changed) before the NPU's test: the first value is used there
+        if not (past_imports and _only_imports(statement)):
+            step += 1
         statement = statement.next_sibling()
     return False
+
+
+def _only_imports(statement: nodes.NodeNG) -> bool:
+    """An import, or a `try:` of imports whose handlers only pass (an optional accelerator's)."""
+    if isinstance(statement, (nodes.Import, nodes.ImportFrom)):
+        return True
+    return isinstance(statement, nodes.Try) and not statement.orelse and not statement.finalbody \
+        and all(isinstance(inner, (nodes.Import, nodes.ImportFrom)) for inner in statement.body) \
+        and all(isinstance(inner, nodes.Pass) for handler in statement.handlers for inner in handler.body)
 
 
 def _computes_nothing(value: nodes.NodeNG | None) -> bool:
@@ -421,9 +453,12 @@ def _is_cuda_value_string(node: nodes.NodeNG) -> bool:
 
 
 def _stores(body: list[nodes.NodeNG], name: str) -> bool:
+    """Does a statement of `body` assign `name`, or import a name under it?"""
     return any(isinstance(stmt, (nodes.Assign, nodes.AnnAssign))
                and any(target.as_string() == name
                        for target in (stmt.targets if isinstance(stmt, nodes.Assign) else [stmt.target]))
+               or isinstance(stmt, nodes.ImportFrom) and any((alias or imported) == name
+                                                             for imported, alias in stmt.names)
                for stmt in body)
 
 
@@ -853,7 +888,30 @@ def _after_npu_exit(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> bool:
             if isinstance(stmt, nodes.If) and not stmt.orelse and _always_leaves(stmt.body) \
                     and (_polarity(stmt.test) == POSITIVE or _unless_other_accelerator(stmt.test)):
                 return True
+            if _calls_skip_unless_other_accelerator(stmt):
+                return True
     return False
+
+
+def _calls_skip_unless_other_accelerator(statement: nodes.NodeNG) -> bool:
+    """`_require_mha_v4_aiter(backend_name)` at the top of xDiT's AITER tests, a function of the
+    module whose first statement is `if not torch.cuda.is_available() or torch.version.hip is
+    None: pytest.skip("... requires a ROCm GPU.")`: what follows the call runs on that
+    accelerator alone. Only a skip or a raise counts: a `return` leaves the function alone."""
+    if not (isinstance(statement, nodes.Expr) and isinstance(statement.value, nodes.Call)
+            and isinstance(statement.value.func, nodes.Name)):
+        return False
+    definitions = bindings(statement.value.func)
+    if len(definitions) != 1 or not isinstance(definitions[0], nodes.FunctionDef):
+        return False
+    body = [stmt for stmt in definitions[0].body
+            if not (isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Const))]  # a docstring
+    if not body or not isinstance(body[0], nodes.If) or body[0].orelse or not body[0].body:
+        return False
+    last = body[0].body[-1]
+    raises = isinstance(last, nodes.Raise) or isinstance(last, nodes.Expr) and isinstance(last.value, nodes.Call) \
+        and qualified_name(last.value.func) in _LEAVING_CALLS
+    return raises and _unless_other_accelerator(body[0].test)
 
 
 # The torch namespaces of accelerators that are neither CUDA nor the NPU (torch_musa's torch.musa,
@@ -871,14 +929,20 @@ _OTHER_PLATFORM_QUERIES = frozenset({f"is_{name}" for name in _OTHER_ACCELERATOR
 def _unless_other_accelerator(test: nodes.NodeNG) -> bool:
     """`not hasattr(torch, "musa")` (DLRover's musa_patch: `if not hasattr(torch, "musa"):
     return` before it patches torch for MUSA), `not current_platform.is_rocm()` (vLLM's tests of
-    ROCm kernels: `if not current_platform.is_rocm(): pytest.skip(...)`): what follows the exit
+    ROCm kernels: `if not current_platform.is_rocm(): pytest.skip(...)`), `torch.version.hip is
+    None` and `not torch.version.hip` (no ROCm build: xDiT's AITER tests): what follows the exit
     runs on that accelerator alone, neither on the NPU nor on CUDA. Also when an `or` adds
     reasons to leave (`not current_platform.is_rocm() or not aiter_found()`), or the `not` holds
     an `and` with such a question (`not (current_platform.is_rocm() and on_gfx950())`)."""
     if isinstance(test, nodes.BoolOp) and test.op == "or":
         return any(_unless_other_accelerator(value) for value in test.values)
+    if isinstance(test, nodes.Compare) and len(test.ops) == 1 and test.ops[0][0] == "is" \
+            and isinstance(test.ops[0][1], nodes.Const) and test.ops[0][1].value is None:
+        return _is_hip_build_version(test.left)  # `torch.version.hip is None`: no ROCm build
     if not (isinstance(test, nodes.UnaryOp) and test.op == "not"):
         return False
+    if _is_hip_build_version(test.operand):
+        return True
     probe = test.operand
     if isinstance(probe, nodes.BoolOp) and probe.op == "and":
         return any(_asks_platform_for_other_accelerator(value) for value in probe.values)
@@ -1164,6 +1228,11 @@ def _asks_platform_for_cuda(node: nodes.NodeNG) -> bool:
         asks = _ASKS_FOR_NPU[module] = any(
             not call.args and last_name(call.func) in _PLATFORM_NPU_QUERIES for call in module.nodes_of_class(nodes.Call))
     return asks
+
+
+def _is_hip_build_version(node: nodes.NodeNG) -> bool:
+    """`torch.version.hip`: None on every build but ROCm's, the NPU's and CUDA's included."""
+    return isinstance(node, nodes.Attribute) and node.attrname == "hip" and qualified_name(node) == "torch.version.hip"
 
 
 def _is_cuda_build_version(node: nodes.NodeNG) -> bool:

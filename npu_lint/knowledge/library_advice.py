@@ -43,13 +43,15 @@ class LibraryTable:
     cuda_builds: frozenset[str] = frozenset()  # pip's names of libraries' CUDA builds (onnxruntime-gpu)
     # top module -> Ascend's build of it under that name (triton -> triton-ascend)
     npu_builds: dict[str, str] = dataclasses.field(default_factory=dict)
+    # AMD's GPUs alone (aiter, flydsl): not reported, guarded as the libraries above are
+    rocm_only: tuple[str, ...] = ()
 
     def guarded_library_of(self, qname: str) -> str | None:
         """The CUDA-only library, or the library without NPU kernels, that qname belongs to."""
         found = self.library_of(qname)
         if found is not None:
             return found
-        return next((module for module in self.without_npu_kernels
+        return next((module for module in (*self.without_npu_kernels, *self.rocm_only)
                      if qname == module or qname.startswith(module + ".")), None)
 
     def library_of(self, qname: str) -> str | None:
@@ -100,7 +102,8 @@ def parse_table(text: str, file: str = LIBRARIES_FILE) -> LibraryTable:
                 raise KeyError(f"{key}: needs advice, covered_by or runs_on_npu")
         table = LibraryTable(libraries, symbols, tuple(map(str, data.get("without_npu_kernels", ()))),
                              frozenset(map(str, data.get("cuda_builds", ()))),
-                             {str(k): str(v) for k, v in (data.get("npu_builds") or {}).items()})
+                             {str(k): str(v) for k, v in (data.get("npu_builds") or {}).items()},
+                             tuple(map(str, data.get("rocm_only", ()))))
         for key in (*symbols, *table.npu_builds):
             if table.library_of(key) is None:
                 raise KeyError(f"{key}: not under a listed library")
