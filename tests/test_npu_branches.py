@@ -632,3 +632,36 @@ def test_a_question_for_rocm_keeps_its_branch_off_the_npu(body, expected):
 ])
 def test_a_helper_that_asks_for_rocm_keeps_its_tests_off_the_npu(body, expected):
     assert codes(body, PLATFORM_HEADER) == expected
+
+
+# Ray 2.60 train/torch/config.py: the process group setup tests the backend for NCCL and, in its
+# own branch, for HCCL; the module names the NPU nowhere else.
+HCCL_HEADER = "import os\nimport torch\nimport torch.distributed as dist\n"
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("""
+    def setup(backend):
+        if _is_backend_nccl(backend):
+            os.environ["TORCH_NCCL_ASYNC_ERROR_HANDLING"] = "1"
+        elif backend in ("hccl", "tpu_dist"):
+            register_custom_torch_dist_backend(backend)
+    """, []),
+    ("""
+    def setup(backend):
+        if backend == "nccl":
+            os.environ["TORCH_NCCL_ASYNC_ERROR_HANDLING"] = "1"
+        elif backend == "hccl":
+            register_custom_torch_dist_backend(backend)
+    """, []),
+    # near miss: no HCCL branch beside it, so the NPU's port still renames
+    ("""
+    def setup(backend):
+        if _is_backend_nccl(backend):
+            os.environ["TORCH_NCCL_ASYNC_ERROR_HANDLING"] = "1"
+        elif backend in ("gloo", "tpu_dist"):
+            register_custom_torch_dist_backend(backend)
+    """, [(4, "NPU211")]),
+])
+def test_a_branch_beside_a_test_for_hccl_is_off_the_npu_path(body, expected):
+    assert codes(body, HCCL_HEADER) == expected

@@ -17,7 +17,8 @@ take is not reported. A path is off the NPU when
   `torch_npu is not None`, `hasattr(torch, "npu")`, `device_type == "ascend"` (lmdeploy's name
   of the NPU, read so where the tested value is a device), a list of devices that holds the NPU
   (`device_type in {"npu", "xpu"}`: true on the NPU), an environment switch such as
-  `os.getenv("FORCE_NPU", "0") == "1"`, mmcv's setup.py), or its body names the NPU (`"npu"`,
+  `os.getenv("FORCE_NPU", "0") == "1"`, mmcv's setup.py), a backend test for HCCL, the NPU's
+  own (`backend in ("hccl", "tpu_dist")`, Ray Train's process group setup), or its body names the NPU (`"npu"`,
   `torch.npu`, `torch_npu`) while its test does not say "not NPU";
 - it is the body of a test that says "not NPU" (`if not is_npu_available():`);
 - an earlier statement of the same block leaves on the NPU
@@ -135,7 +136,7 @@ _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 # device string or variable name in any case, a quoted "ascend") matches this, and a device's
 # namespace looked up by name (`getattr(torch, device)`); "input" does not.
 _MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b|[\"'](?i:ascend)[\"']"
-                           r"|getattr\(torch,|hasattr\(torch,|torch\.(?:musa|mlu|xpu|hpu|mps|sdaa)\.is_available"
+                           r"|[\"'](?i:hccl)[\"']|getattr\(torch,|hasattr\(torch,|torch\.(?:musa|mlu|xpu|hpu|mps|sdaa)\.is_available"
                            r"|\bis_(?:rocm|hip|musa|mlu|xpu|hpu|mps|sdaa|tpu|out_of_tree)\(\)")
 # torch's build versions that are None on the build torch_npu runs on.
 _CUDA_BUILD_VERSIONS = frozenset({"torch.version.cuda", "torch.version.hip"})
@@ -1013,6 +1014,11 @@ def _compare_polarity(test: nodes.Compare) -> int:
             or (ascend and _is_ascend_string(right)):
         return {"==": POSITIVE, "is": POSITIVE, "in": POSITIVE,
                 "!=": NEGATIVE, "is not": NEGATIVE, "not in": NEGATIVE}.get(op, UNKNOWN)
+    if _names_hccl(right) or (op in ("in", "not in") and _names_hccl(left)):
+        # `elif backend in ("hccl", "tpu_dist"):` (Ray Train's process group setup): HCCL is the
+        # NPU's backend alone, so the chain's NCCL branch is not the NPU's
+        return {"==": POSITIVE, "is": POSITIVE, "in": POSITIVE,
+                "!=": NEGATIVE, "is not": NEGATIVE, "not in": NEGATIVE}.get(op, UNKNOWN)
     if isinstance(right, nodes.Const) and right.value is None and _is_cuda_build_version(left):
         # `is None` holds on the NPU but on every build without CUDA too: it says nothing
         return {"is not": NEGATIVE, "!=": NEGATIVE}.get(op, UNKNOWN)
@@ -1092,6 +1098,14 @@ def _is_npu_string(node: nodes.NodeNG) -> bool:
         first = node.values[0]
         return isinstance(first, nodes.Const) and str(first.value).lower().startswith("npu:")
     return False
+
+
+def _names_hccl(node: nodes.NodeNG) -> bool:
+    """"hccl", or a literal list of backend names that holds it (`("hccl", "tpu_dist")`)."""
+    if isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)):
+        return any(_names_hccl(elt) for elt in node.elts) \
+            and all(isinstance(elt, nodes.Const) and isinstance(elt.value, str) for elt in node.elts)
+    return isinstance(node, nodes.Const) and isinstance(node.value, str) and node.value.lower() == "hccl"
 
 
 def _is_ascend_string(node: nodes.NodeNG) -> bool:
