@@ -25,6 +25,9 @@
     def assert_supported(x):                     only checks what the kernels take (or what a
         if x.device.type != "cuda": raise RuntimeError("runs CUDA kernels")   library its callers
                                                  then call takes: llm-foundry's check_valid_inputs)
+    def launch_heuristics(x):                    or only answers whether they may run
+        if not x.is_cuda: return False
+        return True
     @torch.library.custom_op("ns::op", device_types="cuda")   the device such a kernel is
     def op(x): _kernel[grid](x)                               registered for
     if is_cuda: loss = rnnt.tdt_loss_gpu          or over an error where there is no twin
@@ -452,8 +455,34 @@ def _check_before_kernels(test: nodes.NodeNG) -> bool:
     refuses = (isinstance(statement, nodes.If) and statement.test is test and _raises_only(statement.body)) \
         or (isinstance(statement, nodes.Assert) and statement.test is test)
     function = statement.scope() if refuses else None
-    return isinstance(function, nodes.FunctionDef) and _only_checks(function.body) \
-        and (bool(kernel_names(function.root())) or _called_before_library(function))
+    if isinstance(function, nodes.FunctionDef) and _only_checks(function.body) \
+            and (bool(kernel_names(function.root())) or _called_before_library(function)):
+        return True
+    return _predicate_before_kernels(statement, test)
+
+
+def _predicate_before_kernels(statement: nodes.NodeNG, test: nodes.NodeNG) -> bool:
+    """`def spec_augment_launch_heuristics(x, length): if not x.is_cuda: return False; if length is
+    None: return False; return True` (NeMo's numba SpecAugment, beside its `@cuda.jit` kernel): a
+    function of checks that answer no and a last `return True`, in a module with CUDA kernels of its
+    own, tells its callers whether those kernels may run. On the NPU it must go on saying no, so
+    that they keep their torch path; `.is_npu` there would send NPU tensors into the kernels."""
+    if not (isinstance(statement, nodes.If) and statement.test is test and not statement.orelse
+            and len(statement.body) == 1 and _returns_false(statement)):
+        return False
+    function = statement.scope()
+    if not isinstance(function, nodes.FunctionDef):
+        return False
+    body = [part for part in function.body if not _docstring(part)]
+    if len(body) < 2 or not _returns_constant(body[-1], True):
+        return False
+    return all(isinstance(part, nodes.If) and not part.orelse and len(part.body) == 1 and _returns_false(part)
+               for part in body[:-1]) and bool(kernel_names(function.root()))
+
+
+def _returns_constant(statement: nodes.NodeNG, value: bool) -> bool:
+    return isinstance(statement, nodes.Return) and isinstance(statement.value, nodes.Const) \
+        and statement.value.value is value
 
 
 def _called_before_library(function: nodes.FunctionDef) -> bool:
