@@ -665,3 +665,17 @@ HCCL_HEADER = "import os\nimport torch\nimport torch.distributed as dist\n"
 ])
 def test_a_branch_beside_a_test_for_hccl_is_off_the_npu_path(body, expected):
     assert codes(body, HCCL_HEADER) == expected
+
+
+def test_under_transfer_to_npu_the_nccl_branch_beside_hccl_is_still_the_npus():
+    # the program keeps asking for "nccl" there, and transfer_to_npu maps it to HCCL
+    body = """
+    def setup(backend):
+        if backend == "nccl":
+            os.environ["TORCH_NCCL_ASYNC_ERROR_HANDLING"] = "1"
+        elif backend == "hccl":
+            register_custom_torch_dist_backend(backend)
+    """
+    text = HCCL_HEADER + textwrap.dedent(body)
+    result = engine_for(Settings(strategy="auto")).check_text(text, "snippet.py")
+    assert [(f.start.line - HCCL_HEADER.count("\n"), f.code) for f in result.findings] == [(4, "NPU211")]

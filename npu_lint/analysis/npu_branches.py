@@ -17,9 +17,11 @@ take is not reported. A path is off the NPU when
   `torch_npu is not None`, `hasattr(torch, "npu")`, `device_type == "ascend"` (lmdeploy's name
   of the NPU, read so where the tested value is a device), a list of devices that holds the NPU
   (`device_type in {"npu", "xpu"}`: true on the NPU), an environment switch such as
-  `os.getenv("FORCE_NPU", "0") == "1"`, mmcv's setup.py), a backend test for HCCL, the NPU's
-  own (`backend in ("hccl", "tpu_dist")`, Ray Train's process group setup), or its body names the NPU (`"npu"`,
+  `os.getenv("FORCE_NPU", "0") == "1"`, mmcv's setup.py), or its body names the NPU (`"npu"`,
   `torch.npu`, `torch_npu`) while its test does not say "not NPU";
+- it is a branch (or a test) of a chain in which another branch tests the backend for HCCL, the
+  NPU's own (`elif backend in ("hccl", "tpu_dist"):`, Ray Train's process group setup); not on
+  the transfer_to_npu route, where the program keeps asking for "nccl";
 - it is the body of a test that says "not NPU" (`if not is_npu_available():`);
 - an earlier statement of the same block leaves on the NPU
   (`if is_npu_available(): return "npu"`, also when every branch inside it leaves);
@@ -166,6 +168,11 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
             return True
         if isinstance(parent, nodes.Call) and _default_beside_npu_key(
                 parent, child, named=ctx is None or ctx.settings.strategy != "auto"):
+            return True
+        if isinstance(parent, nodes.If) and (ctx is None or ctx.settings.strategy != "auto") \
+                and _beside_hccl_branch(parent, child):
+            # not under transfer_to_npu: there the program keeps asking for "nccl", which it maps
+            # to HCCL, so the NCCL branch is the one the NPU takes
             return True
         if (ctx is None or ctx.settings.strategy != "auto") and _record_beside_npu_record(parent, child):
             # not under transfer_to_npu: torch.cuda.is_available() is true on the NPU there, and a
@@ -1014,11 +1021,6 @@ def _compare_polarity(test: nodes.Compare) -> int:
             or (ascend and _is_ascend_string(right)):
         return {"==": POSITIVE, "is": POSITIVE, "in": POSITIVE,
                 "!=": NEGATIVE, "is not": NEGATIVE, "not in": NEGATIVE}.get(op, UNKNOWN)
-    if _names_hccl(right) or (op in ("in", "not in") and _names_hccl(left)):
-        # `elif backend in ("hccl", "tpu_dist"):` (Ray Train's process group setup): HCCL is the
-        # NPU's backend alone, so the chain's NCCL branch is not the NPU's
-        return {"==": POSITIVE, "is": POSITIVE, "in": POSITIVE,
-                "!=": NEGATIVE, "is not": NEGATIVE, "not in": NEGATIVE}.get(op, UNKNOWN)
     if isinstance(right, nodes.Const) and right.value is None and _is_cuda_build_version(left):
         # `is None` holds on the NPU but on every build without CUDA too: it says nothing
         return {"is not": NEGATIVE, "!=": NEGATIVE}.get(op, UNKNOWN)
@@ -1098,6 +1100,27 @@ def _is_npu_string(node: nodes.NodeNG) -> bool:
         first = node.values[0]
         return isinstance(first, nodes.Const) and str(first.value).lower().startswith("npu:")
     return False
+
+
+def _beside_hccl_branch(statement: nodes.If, child: nodes.NodeNG) -> bool:
+    """`if _is_backend_nccl(backend): ... elif backend in ("hccl", "tpu_dist"): ...` (Ray Train's
+    process group setup): the chain gives HCCL, the NPU's backend alone, a branch of its own, so
+    the NCCL branch (its test and body) is not the NPU's."""
+    branches = _branches(_chain_top(statement))
+    here = next((i for i, (test, body) in enumerate(branches)
+                 if child is test or any(child is stmt for stmt in body)), None)
+    if here is None or (branches[here][0] is not None and _tests_for_hccl(branches[here][0])):
+        return False
+    return any(test is not None and _tests_for_hccl(test) for i, (test, _body) in enumerate(branches) if i != here)
+
+
+def _tests_for_hccl(test: nodes.NodeNG) -> bool:
+    """`backend == "hccl"`, `backend in ("hccl", "tpu_dist")`, `"hccl" in backend`: true when the
+    backend is HCCL."""
+    if not (isinstance(test, nodes.Compare) and len(test.ops) == 1):
+        return False
+    op, right = test.ops[0]
+    return (op in ("==", "is", "in") and _names_hccl(right)) or (op == "in" and _names_hccl(test.left))
 
 
 def _names_hccl(node: nodes.NodeNG) -> bool:
