@@ -654,6 +654,39 @@ HCCL_HEADER = "import os\nimport torch\nimport torch.distributed as dist\n"
         elif backend == "hccl":
             register_custom_torch_dist_backend(backend)
     """, []),
+    # the private test function it calls is called nowhere else: its body is off the NPU too
+    ("""
+    def _is_backend_nccl(backend):
+        return backend == "nccl" or any(item.split(":")[1] == "nccl" for item in backend.split(","))
+
+    def setup(backend):
+        if _is_backend_nccl(backend):
+            os.environ["TORCH_NCCL_ASYNC_ERROR_HANDLING"] = "1"
+        elif backend in ("hccl", "tpu_dist"):
+            register_custom_torch_dist_backend(backend)
+    """, []),
+    # near misses: a public function, or one also called on the NPU's path, is still reported
+    ("""
+    def is_backend_nccl(backend):
+        return backend == "nccl"
+
+    def setup(backend):
+        if is_backend_nccl(backend):
+            os.environ["TORCH_NCCL_ASYNC_ERROR_HANDLING"] = "1"
+        elif backend in ("hccl", "tpu_dist"):
+            register_custom_torch_dist_backend(backend)
+    """, [(3, "NPU204")]),
+    ("""
+    def _is_backend_nccl(backend):
+        return backend == "nccl"
+
+    def setup(backend):
+        if _is_backend_nccl(backend):
+            os.environ["TORCH_NCCL_ASYNC_ERROR_HANDLING"] = "1"
+        elif backend in ("hccl", "tpu_dist"):
+            register_custom_torch_dist_backend(backend)
+        log(_is_backend_nccl(backend))
+    """, [(3, "NPU204")]),
     # near miss: no HCCL branch beside it, so the NPU's port still renames
     ("""
     def setup(backend):

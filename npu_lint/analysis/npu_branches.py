@@ -22,6 +22,8 @@ take is not reported. A path is off the NPU when
 - it is a branch (or a test) of a chain in which another branch tests the backend for HCCL, the
   NPU's own (`elif backend in ("hccl", "tpu_dist"):`, Ray Train's process group setup); not on
   the transfer_to_npu route, where the program keeps asking for "nccl";
+- it is the body of a private function of the module (`_is_backend_nccl`) that the module calls
+  only on such paths;
 - it is the body of a test that says "not NPU" (`if not is_npu_available():`);
 - an earlier statement of the same block leaves on the NPU
   (`if is_npu_available(): return "npu"`, also when every branch inside it leaves);
@@ -189,6 +191,9 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
             return True
         if isinstance(parent, (nodes.FunctionDef, nodes.ClassDef)) and child is not parent.decorators \
                 and _skipped_unless_other_accelerator(parent):
+            return True
+        if isinstance(parent, nodes.FunctionDef) and child is not parent.decorators \
+                and _called_only_off_npu(parent, ctx):
             return True
         if ctx is not None and isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and child is parent.value \
                 and _is_cuda_test(child):
@@ -831,6 +836,29 @@ def _false_unless_other_accelerator(name: nodes.Name) -> bool:
 
 
 _SKIPS: "weakref.WeakKeyDictionary[nodes.NodeNG, bool]" = weakref.WeakKeyDictionary()
+
+
+_CALLED_OFF_NPU: "weakref.WeakKeyDictionary[nodes.FunctionDef, bool]" = weakref.WeakKeyDictionary()
+
+
+def _called_only_off_npu(function: nodes.FunctionDef, ctx) -> bool:
+    """A private function of the module (`_is_backend_nccl`) that the module only calls on paths
+    the NPU does not take (`if _is_backend_nccl(backend):` beside `elif backend in ("hccl",
+    "tpu_dist"):`, Ray Train's process group setup): its body runs only off the NPU, and "hccl" in
+    its `backend == "nccl"` would answer yes for the NPU and send it down the NCCL branch. Every
+    use of its name must be a call (a name handed on may be called anywhere)."""
+    name = function.name
+    if not (isinstance(function.parent, nodes.Module) and name.startswith("_") and not name.startswith("__")):
+        return False
+    found = _CALLED_OFF_NPU.get(function)
+    if found is None:
+        _CALLED_OFF_NPU[function] = False  # a function that calls itself ends here
+        uses = [use for use in function.root().nodes_of_class(nodes.Name) if use.name == name]
+        found = bool(uses) and all(isinstance(use.parent, nodes.Call) and use.parent.func is use
+                                   and not function.parent_of(use) and off_npu_path(use.parent, ctx)
+                                   for use in uses)
+        _CALLED_OFF_NPU[function] = found
+    return found
 
 
 def _skipped_unless_other_accelerator(scope: nodes.FunctionDef | nodes.ClassDef) -> bool:
