@@ -46,6 +46,8 @@
                                                   CUDA and CPU tensors only
     with _cudnn_disabled() if x.is_cuda else nullcontext():   or one that only picks a cuDNN
                                                   setting, which the NPU ignores (NPU130)
+    device = "gpu" if torch.cuda.is_available() else "cpu"   or one that picks another library's
+                                                  device name ("gpu" is no torch device)
 
 On the NPU such a test is False and the code takes its other path (numpy, torch), which is what
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
@@ -99,7 +101,24 @@ def guards_cuda_library(node: nodes.NodeNG) -> bool:
     decides whether code of a CUDA-only library runs, that a call takes as its CUDA switch, or
     that moves other devices' tensors to the host?"""
     return guarded_cuda_code(node) is not None or handed_to_cuda_switch(node) or moves_others_to_host(node) \
-        or picks_cudnn_setting(node)
+        or picks_cudnn_setting(node) or picks_gpu_word(node)
+
+
+def picks_gpu_word(node: nodes.NodeNG) -> bool:
+    """`device = 'gpu' if torch.cuda.is_available() else 'cpu'` (NeMo's DALI datasets): "gpu" is
+    no torch device, so the choice names another library's device (NVIDIA DALI's, TensorFlow's),
+    one with no NPU backend. On the NPU the test says no and the library gets "cpu", which it can
+    run; torch.npu there would hand it "gpu" on a host without CUDA."""
+    test, _siblings = test_expression(node)
+    if test is node and isinstance(node, (nodes.Const, nodes.JoinedStr)):
+        return False  # a string that is not compared is no test
+    choice = test.parent
+    if not (isinstance(choice, nodes.IfExp) and choice.test is test):
+        return False
+    sides = [side.value.lower() if isinstance(side, nodes.Const) and isinstance(side.value, str) else None
+             for side in (choice.body, choice.orelse)]
+    # Lightning's `accelerator="gpu" if ... else "cpu"` is NPU113's, whose port the test waits for
+    return sorted(map(str, sides)) == ["cpu", "gpu"] and argument_role(choice) != "accelerator"
 
 
 def picks_cudnn_setting(node: nodes.NodeNG) -> bool:
