@@ -696,3 +696,83 @@ def test_default_replaced_from_torchs_backend_table_in_a_module_naming_no_npu():
 ])
 def test_a_call_that_skips_unless_rocm_keeps_what_follows_off_the_npu(body, expected):
     assert codes(body, "import pytest\nimport torch\n") == expected
+
+
+# Ray 2.60 train/torch/config.py: the process group setup tests the backend for NCCL and, in its
+# own branch, for HCCL; the module names the NPU nowhere else.
+HCCL_HEADER = "import os\nimport torch\nimport torch.distributed as dist\n"
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("""
+    def setup(backend):
+        if _is_backend_nccl(backend):
+            os.environ["TORCH_NCCL_ASYNC_ERROR_HANDLING"] = "1"
+        elif backend in ("hccl", "tpu_dist"):
+            register_custom_torch_dist_backend(backend)
+    """, []),
+    ("""
+    def setup(backend):
+        if backend == "nccl":
+            os.environ["TORCH_NCCL_ASYNC_ERROR_HANDLING"] = "1"
+        elif backend == "hccl":
+            register_custom_torch_dist_backend(backend)
+    """, []),
+    # the private test function it calls is called nowhere else: its body is off the NPU too
+    ("""
+    def _is_backend_nccl(backend):
+        return backend == "nccl" or any(item.split(":")[1] == "nccl" for item in backend.split(","))
+
+    def setup(backend):
+        if _is_backend_nccl(backend):
+            os.environ["TORCH_NCCL_ASYNC_ERROR_HANDLING"] = "1"
+        elif backend in ("hccl", "tpu_dist"):
+            register_custom_torch_dist_backend(backend)
+    """, []),
+    # near misses: a public function, or one also called on the NPU's path, is still reported
+    ("""
+    def is_backend_nccl(backend):
+        return backend == "nccl"
+
+    def setup(backend):
+        if is_backend_nccl(backend):
+            os.environ["TORCH_NCCL_ASYNC_ERROR_HANDLING"] = "1"
+        elif backend in ("hccl", "tpu_dist"):
+            register_custom_torch_dist_backend(backend)
+    """, [(3, "NPU204")]),
+    ("""
+    def _is_backend_nccl(backend):
+        return backend == "nccl"
+
+    def setup(backend):
+        if _is_backend_nccl(backend):
+            os.environ["TORCH_NCCL_ASYNC_ERROR_HANDLING"] = "1"
+        elif backend in ("hccl", "tpu_dist"):
+            register_custom_torch_dist_backend(backend)
+        log(_is_backend_nccl(backend))
+    """, [(3, "NPU204")]),
+    # near miss: no HCCL branch beside it, so the NPU's port still renames
+    ("""
+    def setup(backend):
+        if _is_backend_nccl(backend):
+            os.environ["TORCH_NCCL_ASYNC_ERROR_HANDLING"] = "1"
+        elif backend in ("gloo", "tpu_dist"):
+            register_custom_torch_dist_backend(backend)
+    """, [(4, "NPU211")]),
+])
+def test_a_branch_beside_a_test_for_hccl_is_off_the_npu_path(body, expected):
+    assert codes(body, HCCL_HEADER) == expected
+
+
+def test_under_transfer_to_npu_the_nccl_branch_beside_hccl_is_still_the_npus():
+    # the program keeps asking for "nccl" there, and transfer_to_npu maps it to HCCL
+    body = """
+    def setup(backend):
+        if backend == "nccl":
+            os.environ["TORCH_NCCL_ASYNC_ERROR_HANDLING"] = "1"
+        elif backend == "hccl":
+            register_custom_torch_dist_backend(backend)
+    """
+    text = HCCL_HEADER + textwrap.dedent(body)
+    result = engine_for(Settings(strategy="auto")).check_text(text, "snippet.py")
+    assert [(f.start.line - HCCL_HEADER.count("\n"), f.code) for f in result.findings] == [(4, "NPU211")]

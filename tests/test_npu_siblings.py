@@ -154,3 +154,34 @@ def test_a_cuda_sibling_in_the_same_module_counts_too(tmp_path):
     module = tmp_path / "platforms.py"
     module.write_text(VLLM_ROCM_PLATFORM + "\n\n" + VLLM_CUDA_PLATFORM.split("\n\n\n", 1)[1])
     assert _codes(module) == []
+
+
+# Ray 2.60 _private/accelerators/nvidia_gpu.py: the module's constant, read only by the CUDA class.
+CUDA_CONSTANT = """import os
+
+from .accelerator import AcceleratorManager
+
+CUDA_VISIBLE_DEVICES_ENV_VAR = "CUDA_VISIBLE_DEVICES"
+
+
+class NvidiaGPUAcceleratorManager(AcceleratorManager):
+    @staticmethod
+    def get_visible_accelerator_ids_env_var():
+        return CUDA_VISIBLE_DEVICES_ENV_VAR
+"""
+NPU_MANAGER = ("from .accelerator import AcceleratorManager\n\n\nclass NPUAcceleratorManager(AcceleratorManager):\n"
+               "    @staticmethod\n    def get_visible_accelerator_ids_env_var():\n"
+               "        return \"ASCEND_RT_VISIBLE_DEVICES\"\n")
+
+
+def test_a_constant_only_the_cuda_class_reads_is_left_alone(tmp_path):
+    module = _folder(tmp_path, cuda_accelerator=CUDA_CONSTANT, npu=NPU_MANAGER)
+    assert _codes(module) == []
+
+
+def test_a_constant_read_outside_the_cuda_class_is_reported(tmp_path):
+    read_outside = CUDA_CONSTANT + "\n\nVISIBLE = os.environ.get(CUDA_VISIBLE_DEVICES_ENV_VAR)\n"
+    module = _folder(tmp_path, cuda_accelerator=read_outside, npu=NPU_MANAGER)
+    assert _codes(module) == ["NPU210"]
+    module = _folder(tmp_path, cuda_accelerator=CUDA_CONSTANT, npu=NPU_MANAGER.replace("NPUAccel", "TPUAccel"))
+    assert _codes(module) == ["NPU210"]

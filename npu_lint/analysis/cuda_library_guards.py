@@ -29,6 +29,9 @@
                                                  x.contiguous()`, DiffSynth-Studio's `_rows`)
     if x.is_cuda:                                or a method of the class that defines one
         return self._temporal_activate(x, w)     (`@triton.jit` in its body) and launches it
+    def launch_heuristics(x):                    or only answers whether they may run
+        if not x.is_cuda: return False
+        return True
     @torch.library.custom_op("ns::op", device_types="cuda")   the device such a kernel is
     def op(x): _kernel[grid](x)                               registered for
     if is_cuda: loss = rnnt.tdt_loss_gpu          or over an error where there is no twin
@@ -47,6 +50,8 @@
                                                   CUDA and CPU tensors only
     with _cudnn_disabled() if x.is_cuda else nullcontext():   or one that only picks a cuDNN
                                                   setting, which the NPU ignores (NPU130)
+    device = "gpu" if torch.cuda.is_available() else "cpu"   or one that picks another library's
+                                                  device name ("gpu" is no torch device)
 
 On the NPU such a test is False and the code takes its other path (numpy, torch), which is what
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
@@ -101,7 +106,24 @@ def guards_cuda_library(node: nodes.NodeNG) -> bool:
     decides whether code of a CUDA-only library runs, that a call takes as its CUDA switch, or
     that moves other devices' tensors to the host?"""
     return guarded_cuda_code(node) is not None or handed_to_cuda_switch(node) or moves_others_to_host(node) \
-        or picks_cudnn_setting(node)
+        or picks_cudnn_setting(node) or picks_gpu_word(node)
+
+
+def picks_gpu_word(node: nodes.NodeNG) -> bool:
+    """`device = 'gpu' if torch.cuda.is_available() else 'cpu'` (NeMo's DALI datasets): "gpu" is
+    no torch device, so the choice names another library's device (NVIDIA DALI's, TensorFlow's),
+    one with no NPU backend. On the NPU the test says no and the library gets "cpu", which it can
+    run; torch.npu there would hand it "gpu" on a host without CUDA."""
+    test, _siblings = test_expression(node)
+    if test is node and isinstance(node, (nodes.Const, nodes.JoinedStr)):
+        return False  # a string that is not compared is no test
+    choice = test.parent
+    if not (isinstance(choice, nodes.IfExp) and choice.test is test):
+        return False
+    sides = [side.value.lower() if isinstance(side, nodes.Const) and isinstance(side.value, str) else None
+             for side in (choice.body, choice.orelse)]
+    # Lightning's `accelerator="gpu" if ... else "cpu"` is NPU113's, whose port the test waits for
+    return sorted(map(str, sides)) == ["cpu", "gpu"] and argument_role(choice) != "accelerator"
 
 
 def picks_cudnn_setting(node: nodes.NodeNG) -> bool:
@@ -457,8 +479,34 @@ def _check_before_kernels(test: nodes.NodeNG) -> bool:
     refuses = (isinstance(statement, nodes.If) and statement.test is test and _raises_only(statement.body)) \
         or (isinstance(statement, nodes.Assert) and statement.test is test)
     function = statement.scope() if refuses else None
-    return isinstance(function, nodes.FunctionDef) and _only_checks(_without_returned_input(function)) \
-        and (bool(kernel_names(function.root())) or _called_before_library(function))
+    if isinstance(function, nodes.FunctionDef) and _only_checks(_without_returned_input(function)) \
+            and (bool(kernel_names(function.root())) or _called_before_library(function)):
+        return True
+    return _predicate_before_kernels(statement, test)
+
+
+def _predicate_before_kernels(statement: nodes.NodeNG, test: nodes.NodeNG) -> bool:
+    """`def spec_augment_launch_heuristics(x, length): if not x.is_cuda: return False; if length is
+    None: return False; return True` (NeMo's numba SpecAugment, beside its `@cuda.jit` kernel): a
+    function of checks that answer no and a last `return True`, in a module with CUDA kernels of its
+    own, tells its callers whether those kernels may run. On the NPU it must go on saying no, so
+    that they keep their torch path; `.is_npu` there would send NPU tensors into the kernels."""
+    if not (isinstance(statement, nodes.If) and statement.test is test and not statement.orelse
+            and len(statement.body) == 1 and _returns_false(statement)):
+        return False
+    function = statement.scope()
+    if not isinstance(function, nodes.FunctionDef):
+        return False
+    body = [part for part in function.body if not _docstring(part)]
+    if len(body) < 2 or not _returns_constant(body[-1], True):
+        return False
+    return all(isinstance(part, nodes.If) and not part.orelse and len(part.body) == 1 and _returns_false(part)
+               for part in body[:-1]) and bool(kernel_names(function.root()))
+
+
+def _returns_constant(statement: nodes.NodeNG, value: bool) -> bool:
+    return isinstance(statement, nodes.Return) and isinstance(statement.value, nodes.Const) \
+        and statement.value.value is value
 
 
 _LAYOUT_METHODS = frozenset({"contiguous"})

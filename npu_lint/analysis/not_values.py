@@ -401,7 +401,9 @@ def _registry_key(node: nodes.NodeNG) -> bool:
     finds nothing. The port registers the NPU's class under its own key. A registration applied
     by hand is one too (bitsandbytes' backends/cuda/ops.py: `register_kernel(
     "bitsandbytes::optimizer_update_32bit", "cuda")(_optimizer_update_32bit_impl)` beside the
-    same `@register_kernel(..., "cuda")` as decorators). torch's registrations
+    same `@register_kernel(..., "cuda")` as decorators), and so is a call that hands the class
+    along with its key (Ray's util/collective: `register_collective_backend("NCCL", NCCLGroup)`,
+    its cupy NCCL group, looked up by `Backend("nccl")`). torch's registrations
     (`torch.library.register_kernel(op, "cuda")`) pick the device a kernel runs on, and stay.
     The default of such a method's parameter is one too (verl's `def register(cls, model_type,
     backend, device="cuda", vendor=None)`): the key of every class registered without naming
@@ -411,11 +413,13 @@ def _registry_key(node: nodes.NodeNG) -> bool:
     slot = _argument_slot(node)
     if slot is None:
         return False
-    call = slot[0]
+    call, argument = slot[0], slot[1]
     if _asks_library_registry(call):
         return True
     applied = isinstance(call.parent, nodes.Call) and call.parent.func is call and len(call.parent.args) == 1
-    if not (isinstance(call.parent, nodes.Decorators) or applied):
+    hands_class = any(isinstance(other, (nodes.Name, nodes.Attribute)) and other is not argument
+                      for other in call.args)
+    if not (isinstance(call.parent, nodes.Decorators) or applied or hands_class):
         return False
     name = last_name(call.func) or ""
     if name != "register" and not name.startswith("register_"):

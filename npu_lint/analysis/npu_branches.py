@@ -19,6 +19,11 @@ take is not reported. A path is off the NPU when
   (`device_type in {"npu", "xpu"}`: true on the NPU), an environment switch such as
   `os.getenv("FORCE_NPU", "0") == "1"`, mmcv's setup.py), or its body names the NPU (`"npu"`,
   `torch.npu`, `torch_npu`) while its test does not say "not NPU";
+- it is a branch (or a test) of a chain in which another branch tests the backend for HCCL, the
+  NPU's own (`elif backend in ("hccl", "tpu_dist"):`, Ray Train's process group setup); not on
+  the transfer_to_npu route, where the program keeps asking for "nccl";
+- it is the body of a private function of the module (`_is_backend_nccl`) that the module calls
+  only on such paths;
 - it is the body of a test that says "not NPU" (`if not is_npu_available():`);
 - an earlier statement of the same block leaves on the NPU
   (`if is_npu_available(): return "npu"`, also when every branch inside it leaves);
@@ -150,7 +155,7 @@ _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 # device string or variable name in any case, a quoted "ascend") matches this, and a device's
 # namespace looked up by name (`getattr(torch, device)`); "input" does not.
 _MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b|[\"'](?i:ascend)[\"']"
-                           r"|getattr\(torch,|hasattr\(torch,|torch\.(?:musa|mlu|xpu|hpu|mps|sdaa)\.is_available"
+                           r"|[\"'](?i:hccl)[\"']|getattr\(torch,|hasattr\(torch,|torch\.(?:musa|mlu|xpu|hpu|mps|sdaa)\.is_available"
                            r"|\bis_(?:rocm|hip|musa|mlu|xpu|hpu|mps|sdaa|tpu|out_of_tree)\(\)"
                            r"|\bdefault_device_backend_map\b")
 # torch's table of each device type's default backend: torch_npu's registration of HCCL
@@ -190,6 +195,11 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
         if isinstance(parent, nodes.Call) and _default_beside_npu_key(
                 parent, child, named=ctx is None or ctx.settings.strategy != "auto"):
             return True
+        if isinstance(parent, nodes.If) and (ctx is None or ctx.settings.strategy != "auto") \
+                and _beside_hccl_branch(parent, child):
+            # not under transfer_to_npu: there the program keeps asking for "nccl", which it maps
+            # to HCCL, so the NCCL branch is the one the NPU takes
+            return True
         if (ctx is None or ctx.settings.strategy != "auto") and _record_beside_npu_record(parent, child):
             # not under transfer_to_npu: torch.cuda.is_available() is true on the NPU there, and a
             # registry that probes CUDA's record first picks it (xinference's env_name)
@@ -205,6 +215,9 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
             return True
         if isinstance(parent, (nodes.FunctionDef, nodes.ClassDef)) and child is not parent.decorators \
                 and _skipped_unless_other_accelerator(parent):
+            return True
+        if isinstance(parent, nodes.FunctionDef) and child is not parent.decorators \
+                and _called_only_off_npu(parent, ctx):
             return True
         if ctx is not None and isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and child is parent.value \
                 and _is_cuda_test(child):
@@ -992,6 +1005,29 @@ def _false_unless_other_accelerator(name: nodes.Name) -> bool:
 _SKIPS: "weakref.WeakKeyDictionary[nodes.NodeNG, bool]" = weakref.WeakKeyDictionary()
 
 
+_CALLED_OFF_NPU: "weakref.WeakKeyDictionary[nodes.FunctionDef, bool]" = weakref.WeakKeyDictionary()
+
+
+def _called_only_off_npu(function: nodes.FunctionDef, ctx) -> bool:
+    """A private function of the module (`_is_backend_nccl`) that the module only calls on paths
+    the NPU does not take (`if _is_backend_nccl(backend):` beside `elif backend in ("hccl",
+    "tpu_dist"):`, Ray Train's process group setup): its body runs only off the NPU, and "hccl" in
+    its `backend == "nccl"` would answer yes for the NPU and send it down the NCCL branch. Every
+    use of its name must be a call (a name handed on may be called anywhere)."""
+    name = function.name
+    if not (isinstance(function.parent, nodes.Module) and name.startswith("_") and not name.startswith("__")):
+        return False
+    found = _CALLED_OFF_NPU.get(function)
+    if found is None:
+        _CALLED_OFF_NPU[function] = False  # a function that calls itself ends here
+        uses = [use for use in function.root().nodes_of_class(nodes.Name) if use.name == name]
+        found = bool(uses) and all(isinstance(use.parent, nodes.Call) and use.parent.func is use
+                                   and not function.parent_of(use) and off_npu_path(use.parent, ctx)
+                                   for use in uses)
+        _CALLED_OFF_NPU[function] = found
+    return found
+
+
 def _skipped_unless_other_accelerator(scope: nodes.FunctionDef | nodes.ClassDef) -> bool:
     """A test (or test class) marked `@pytest.mark.skipif(not current_platform.is_rocm(), ...)`,
     or any test of a module whose `pytestmark` is such a mark (vLLM's tests of ROCm and XPU
@@ -1264,6 +1300,35 @@ def _is_npu_string(node: nodes.NodeNG) -> bool:
         first = node.values[0]
         return isinstance(first, nodes.Const) and str(first.value).lower().startswith("npu:")
     return False
+
+
+def _beside_hccl_branch(statement: nodes.If, child: nodes.NodeNG) -> bool:
+    """`if _is_backend_nccl(backend): ... elif backend in ("hccl", "tpu_dist"): ...` (Ray Train's
+    process group setup): the chain gives HCCL, the NPU's backend alone, a branch of its own, so
+    the NCCL branch (its test and body) is not the NPU's."""
+    branches = _branches(_chain_top(statement))
+    here = next((i for i, (test, body) in enumerate(branches)
+                 if child is test or any(child is stmt for stmt in body)), None)
+    if here is None or (branches[here][0] is not None and _tests_for_hccl(branches[here][0])):
+        return False
+    return any(test is not None and _tests_for_hccl(test) for i, (test, _body) in enumerate(branches) if i != here)
+
+
+def _tests_for_hccl(test: nodes.NodeNG) -> bool:
+    """`backend == "hccl"`, `backend in ("hccl", "tpu_dist")`, `"hccl" in backend`: true when the
+    backend is HCCL."""
+    if not (isinstance(test, nodes.Compare) and len(test.ops) == 1):
+        return False
+    op, right = test.ops[0]
+    return (op in ("==", "is", "in") and _names_hccl(right)) or (op == "in" and _names_hccl(test.left))
+
+
+def _names_hccl(node: nodes.NodeNG) -> bool:
+    """"hccl", or a literal list of backend names that holds it (`("hccl", "tpu_dist")`)."""
+    if isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)):
+        return any(_names_hccl(elt) for elt in node.elts) \
+            and all(isinstance(elt, nodes.Const) and isinstance(elt.value, str) for elt in node.elts)
+    return isinstance(node, nodes.Const) and isinstance(node.value, str) and node.value.lower() == "hccl"
 
 
 def _is_ascend_string(node: nodes.NodeNG) -> bool:

@@ -38,13 +38,16 @@ A function whose name has a `cuda` or `gpu` word, or names a GPU vendor (`_infer
 `_infer_amd_arch`: ROCm answers through torch.cuda), is the CUDA member when the class or module
 that defines it also defines its twin: the same name with `npu` for that word. Rewriting the
 CUDA one would make `is_cuda_available()` answer for the NPU, or `.cuda()` move data to the NPU.
+
+A module constant that only such a class or function reads is its own too (Ray's accelerator
+managers: `CUDA_VISIBLE_DEVICES_ENV_VAR = "CUDA_VISIBLE_DEVICES"` at the top of nvidia_gpu.py).
 """
 from __future__ import annotations
 
 import ast
 import os
 import re
-from typing import Optional
+from typing import Callable, Optional
 
 from astroid import nodes
 
@@ -82,6 +85,24 @@ def in_class_with_npu_sibling(node: nodes.NodeNG) -> bool:
 def in_function_with_npu_twin(node: nodes.NodeNG) -> bool:
     """Does `node` lie inside a function named for CUDA whose NPU twin is defined beside it?"""
     return _enclosed_by(node, nodes.FunctionDef, _has_npu_twin)
+
+
+def read_only_by_npu_siblings(node: nodes.NodeNG, names: Callable[[], list[nodes.Name]]) -> bool:
+    """Is `node` part of the value of a module constant that the module reads only inside CUDA
+    classes with an NPU sibling, or functions with an NPU twin? Ray's
+    _private/accelerators/nvidia_gpu.py opens with `CUDA_VISIBLE_DEVICES_ENV_VAR =
+    "CUDA_VISIBLE_DEVICES"`, which only `NvidiaGPUAcceleratorManager` returns, beside
+    `NPUAcceleratorManager` in npu.py with its own `ASCEND_RT_VISIBLE_DEVICES`: the constant is the
+    CUDA class's own, as a string inside the class would be. `names()`: the module's Name nodes."""
+    statement = node.statement()
+    if not (isinstance(statement, nodes.Assign) and isinstance(statement.parent, nodes.Module)
+            and len(statement.targets) == 1 and isinstance(statement.targets[0], nodes.AssignName)
+            and (node is statement.value or statement.value.parent_of(node))):
+        return False
+    name = statement.targets[0].name
+    reads = [read for read in names() if read.name == name]
+    return bool(reads) and all(in_class_with_npu_sibling(read) or in_function_with_npu_twin(read)
+                               for read in reads)
 
 
 def _enclosed_by(node: nodes.NodeNG, kind: type, test) -> bool:
