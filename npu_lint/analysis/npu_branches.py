@@ -937,9 +937,14 @@ _NPU_FOR_CUDA = {"cuda": "npu", "CUDA": "NPU", "Cuda": "Npu"}
 
 def _is_cuda_test(value: nodes.NodeNG | None) -> bool:
     """A test that is false on the NPU: `torch.cuda.is_available()`, `device.type == "cuda"`, or
-    an `and` with one of them."""
+    an `and` with one of them; also an `or` of one with questions for other accelerators
+    (SGLang's `(hasattr(torch, "cuda") and torch.cuda.is_available()) or is_musa()`)."""
     if isinstance(value, nodes.BoolOp) and value.op == "and":
         return any(_is_cuda_test(operand) for operand in value.values)
+    if isinstance(value, nodes.BoolOp) and value.op == "or":
+        cuda = [operand for operand in value.values if _is_cuda_test(operand)]
+        return bool(cuda) and all(operand in cuda or _asks_platform_for_other_accelerator(operand)
+                                  for operand in value.values)
     return value is not None and (_probes_cuda(value) or _tests_cuda_device(value))
 
 
