@@ -22,7 +22,10 @@ take is not reported. A path is off the NPU when
 - it is the body of a test that says "not NPU" (`if not is_npu_available():`);
 - an earlier statement of the same block leaves on the NPU
   (`if is_npu_available(): return "npu"`, also when every branch inside it leaves);
-- it follows an NPU test that ends an `or` (or a "not NPU" test that ends an `and`);
+- it follows an NPU test that ends an `or` (or a "not NPU" test that ends an `and`), or it
+  compares a value with CUDA's name in an `and` with an NPU test (SGLang's weight exporter:
+  `backend = "hccl" if backend == "nccl" and is_npu() else backend`): the NPU's own test asks
+  whether the value is still CUDA's, to replace it;
 - it is listed beside the NPU: `device in ("cuda", "npu")`, `{"cuda": ..., "npu": ...}`, also
   across a `+` of lists and comprehensions (`["cuda"] + [f"npu:{i}" for i in ids]`);
 - it is one device's record in a table that holds the NPU's record: a list of calls to one
@@ -512,6 +515,11 @@ def _short_circuited_on_npu(boolop: nodes.BoolOp, child: nodes.NodeNG) -> bool:
     stop = POSITIVE if boolop.op == "or" else NEGATIVE
     if any(value is not child and _polarity(value) == stop for value in boolop.values):
         return True
+    if boolop.op == "and" and _compares_with_cuda_value(child) \
+            and any(value is not child and _polarity(value) == POSITIVE for value in boolop.values):
+        # `backend = "hccl" if backend == "nccl" and is_npu() else backend` (SGLang's weight
+        # exporter): the NPU's own test asks whether the value is still CUDA's, to replace it
+        return True
     if boolop.op == "or":
         # `not _is_hip or torch.cuda.get_device_capability("cuda") < (9, 4)` (SGLang's models):
         # true on the NPU and on CUDA, so what follows runs on ROCm alone
@@ -538,6 +546,13 @@ def _short_circuited_on_npu(boolop: nodes.BoolOp, child: nodes.NodeNG) -> bool:
     if not subjects or not (isinstance(either, nodes.BoolOp) and either.op == "or"):
         return False  # a stored test (`self.is_cuda = device.type == "cuda" and ...`) is judged as a flag
     return any(other is not boolop and subjects & _subjects_tested_for_npu(other) for other in either.values)
+
+
+def _compares_with_cuda_value(node: nodes.NodeNG) -> bool:
+    """`backend == "nccl"`, `device != "cuda"`: a comparison with CUDA's device or backend name."""
+    return isinstance(node, nodes.Compare) and len(node.ops) == 1 \
+        and node.ops[0][0] in ("==", "!=", "is", "is not") \
+        and (_is_cuda_value_string(node.left) or _is_cuda_value_string(node.ops[0][1]))
 
 
 def _npu_subjects(scope: nodes.NodeNG) -> set[str]:
