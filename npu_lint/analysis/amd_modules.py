@@ -8,17 +8,24 @@ beside the NVIDIA one (`models/minimax_m3/amd/` beside `models/minimax_m3/nvidia
 `tests/kernels/models/amd/`). That code runs on AMD's GPUs alone: "npu" there would break ROCm,
 and what the NPU's port needs is said where the CUDA code is. So a module is AMD's when its file,
 or a package of the package chain holding it (folders with __init__.py), is named with a `rocm`,
-`hip` or `amd` word; `amd64` (a build's architecture) is no such word, and only the package chain
+`hip` or `amd` word (or `hipcc`, `aiter`, AMD's `gfx950`-style architecture names: SGLang's
+kernels); `amd64` (a build's architecture) is no such word, and only the package chain
 counts, as for the project's own NPU modules (npu_modules.py). `ModuleContext.report` drops every
 finding there.
 """
 from __future__ import annotations
 
+import re
+
 from npu_lint.analysis.module_names import module_named_for
 
-_AMD_WORDS = frozenset({"rocm", "hip", "amd"})
+# Also HIP's compiler and AMD's kernel library (SGLang's `jit/utils/hipcc.py`, `aiter_backend.py`).
+_AMD_WORDS = frozenset({"rocm", "hip", "amd", "hipcc", "aiter"})
+# An AMD GPU's instruction set (SGLang's `kda_fused_decode_gfx950.py`, `smallm_moe_gfx950/`,
+# `fp8_gfx1250.py`, `gfx95_batched_gemm_...py`).
+_AMD_ARCHITECTURE = re.compile(r"gfx\d+")
 
 
 def written_for_amd(path: str) -> bool:
     """Is the module at `path` the project's code for AMD's GPUs, by its name or its packages' names?"""
-    return module_named_for(path, _AMD_WORDS)
+    return module_named_for(path, _AMD_WORDS, _AMD_ARCHITECTURE)
