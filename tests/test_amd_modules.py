@@ -71,3 +71,23 @@ def test_a_module_named_for_an_amd_only_library_is_left_alone(tmp_path):
     waiter = _package(tmp_path, "serving") / "waiter_fp8.py"
     waiter.write_text(AMD_RUNNER)
     assert _codes(waiter) == ["NPU110", "NPU101"]
+
+
+def test_a_module_named_for_an_amd_architecture_or_library_is_left_alone(tmp_path):
+    # SGLang 0.5.23: kernels/ops/attention/kda_fused_decode_gfx950.py, ops/moe/smallm_moe_gfx950/,
+    # kernels/jit/utils/hipcc.py, srt/layers/attention/aiter_backend.py
+    for name in ("kda_fused_decode_gfx950.py", "fp8_gfx1250.py", "hipcc.py", "aiter_backend.py"):
+        module = _package(tmp_path, name[:-3] + "_pkg") / name
+        module.write_text(AMD_RUNNER)
+        assert _codes(module) == [], name
+    module = _package(tmp_path, "smallm_moe_gfx950") / "__init__.py"
+    module.write_text(AMD_RUNNER)
+    assert _codes(module) == []
+
+
+def test_words_that_only_start_like_amd_names_are_reported(tmp_path):
+    # near misses: `gfx` without a number, a word that holds "aiter" (`waiter`), `hipster`
+    for name in ("gfx_utils.py", "waiter.py", "hipster_loader.py"):
+        module = _package(tmp_path, name[:-3] + "_pkg") / name
+        module.write_text(AMD_RUNNER)
+        assert _codes(module) == ["NPU110", "NPU101"], name

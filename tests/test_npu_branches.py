@@ -776,3 +776,94 @@ def test_under_transfer_to_npu_the_nccl_branch_beside_hccl_is_still_the_npus():
     text = HCCL_HEADER + textwrap.dedent(body)
     result = engine_for(Settings(strategy="auto")).check_text(text, "snippet.py")
     assert [(f.start.line - HCCL_HEADER.count("\n"), f.code) for f in result.findings] == [(4, "NPU211")]
+
+
+# SGLang asks its utils for the host (`from sglang.srt.utils import is_hip, is_npu`) and keeps
+# the answers in module flags (`_is_hip = is_hip()`); its kernels ask `is_hip_runtime()`, its
+# arg groups the property `get_platform().is_hip`. Each is false on the NPU, as vLLM's
+# `current_platform.is_rocm()` is, and names no NPU.
+SGLANG_HEADER = ("import torch\nfrom sglang.srt.utils import is_cuda, is_hip, is_npu, is_xpu\n"
+                 "from sglang.srt.runtime_context import get_platform\n")
+
+
+@pytest.mark.parametrize("body, expected", [
+    # sglang/srt/layers/quantization/quark_int4fp8_moe.py: the ROCm branch of a module flag
+    ("""
+    _is_hip = is_hip()
+    if _is_hip:
+        ON_GFX950 = "gfx950" in torch.cuda.get_device_properties("cuda").gcnArchName
+    """, []),
+    # sglang/kernels/jit/utils/arch.py
+    ("""
+    from sglang.kernels.jit.utils.runtime import is_hip_runtime
+    def get_default_target_flags():
+        if is_hip_runtime():
+            device = torch.cuda.current_device()
+    """, []),
+    # sglang/srt/layers/engram.py: what follows the flag in an `and`
+    ("""
+    _is_hip = is_hip()
+    def lookup(values):
+        if _is_hip and values.is_cuda:
+            torch.cuda.synchronize()
+    """, []),
+    # sglang/srt/models/deepseek_v2.py: what follows `not _is_hip` in an `or` runs on ROCm alone
+    ("""
+    _is_hip = is_hip()
+    use_fp8 = not _is_hip or torch.cuda.get_device_capability("cuda") < (9, 4)
+    """, []),
+    # sglang/srt/arg_groups: the platform's property
+    ("""
+    if get_platform().is_hip:
+        torch.cuda.synchronize()
+    """, []),
+    # near miss: `not _is_hip` holds on CUDA and the NPU alike
+    ("""
+    _is_hip = is_hip()
+    if not _is_hip:
+        torch.cuda.synchronize()
+    """, [(4, "NPU101")]),
+    # near miss: an operand before `not _is_hip` in the `or` runs on the NPU
+    ("""
+    _is_hip = is_hip()
+    use_fp8 = torch.cuda.get_device_capability("cuda") < (9, 4) or not _is_hip
+    """, [(3, "NPU101")]),
+    # near miss: a flag bound to another question
+    ("""
+    _is_hip = is_hip_enabled()
+    if _is_hip:
+        torch.cuda.synchronize()
+    """, [(4, "NPU101")]),
+])
+def test_sglang_module_flags_for_other_hosts_keep_their_branch_off_the_npu(body, expected):
+    assert codes(body, SGLANG_HEADER) == expected
+
+
+@pytest.mark.parametrize("body, expected", [
+    # sglang/srt/utils/common.py get_device_module(): each question of the `or` is false on the NPU
+    ("""
+    def get_device_module():
+        if is_cuda() or is_hip():
+            return torch.cuda
+        if is_npu():
+            return torch.npu
+    """, []),
+    # near miss: `not (is_cuda() or is_hip())` holds on the NPU and on every other host
+    ("""
+    def get_device_module():
+        if not (is_cuda() or is_hip()):
+            return torch.cuda
+        if is_npu():
+            return torch.npu
+    """, [(4, "NPU101")]),
+    # near miss: an `or` with a question the NPU may answer "yes" to
+    ("""
+    def get_device_module(force):
+        if is_cuda() or force:
+            return torch.cuda
+        if is_npu():
+            return torch.npu
+    """, [(4, "NPU101")]),
+])
+def test_an_or_of_questions_for_other_hosts_is_off_the_npu(body, expected):
+    assert codes(body, SGLANG_HEADER) == expected

@@ -5,27 +5,32 @@ from __future__ import annotations
 
 import functools
 import os
+import re
+from typing import Optional
 
 from npu_lint.analysis.names import identifier_words
 
 
-def module_named_for(path: str, words: frozenset[str]) -> bool:
-    """Is the module at `path` named with one of `words`, by its file or its packages' names?"""
+def module_named_for(path: str, words: frozenset[str], pattern: Optional[re.Pattern] = None) -> bool:
+    """Is the module at `path` named with one of `words` (or a word `pattern` matches whole), by its
+    file or its packages' names?"""
     if not path or os.path.basename(path).startswith("<"):
         return False
     stem = os.path.splitext(os.path.basename(path))[0]
-    return _named_for(stem, words) or _package_named_for(os.path.dirname(os.path.abspath(path)), words)
+    return _named_for(stem, words, pattern) \
+        or _package_named_for(os.path.dirname(os.path.abspath(path)), words, pattern)
 
 
 @functools.lru_cache(maxsize=4096)
-def _package_named_for(folder: str, words: frozenset[str]) -> bool:
+def _package_named_for(folder: str, words: frozenset[str], pattern: Optional[re.Pattern]) -> bool:
     if not os.path.isfile(os.path.join(folder, "__init__.py")):
         return False
-    if _named_for(os.path.basename(folder), words):
+    if _named_for(os.path.basename(folder), words, pattern):
         return True
     parent = os.path.dirname(folder)
-    return parent != folder and _package_named_for(parent, words)
+    return parent != folder and _package_named_for(parent, words, pattern)
 
 
-def _named_for(name: str, words: frozenset[str]) -> bool:
-    return not words.isdisjoint(identifier_words(name))
+def _named_for(name: str, words: frozenset[str], pattern: Optional[re.Pattern] = None) -> bool:
+    found = identifier_words(name)
+    return not words.isdisjoint(found) or (pattern is not None and any(pattern.fullmatch(word) for word in found))

@@ -27,7 +27,10 @@ take is not reported. A path is off the NPU when
 - it is the body of a test that says "not NPU" (`if not is_npu_available():`);
 - an earlier statement of the same block leaves on the NPU
   (`if is_npu_available(): return "npu"`, also when every branch inside it leaves);
-- it follows an NPU test that ends an `or` (or a "not NPU" test that ends an `and`);
+- it follows an NPU test that ends an `or` (or a "not NPU" test that ends an `and`), or it
+  compares a value with CUDA's name in an `and` with an NPU test (SGLang's weight exporter:
+  `backend = "hccl" if backend == "nccl" and is_npu() else backend`): the NPU's own test asks
+  whether the value is still CUDA's, to replace it;
 - it is listed beside the NPU: `device in ("cuda", "npu")`, `{"cuda": ..., "npu": ...}`, also
   across a `+` of lists and comprehensions (`["cuda"] + [f"npu:{i}" for i in ids]`);
 - it is one device's record in a table that holds the NPU's record: a list of calls to one
@@ -120,7 +123,11 @@ take is not reported. A path is off the NPU when
   marks, or in every test of a module whose `pytestmark` is such a mark; the body of
   `if current_platform.is_rocm():` and what follows that question in an `and`
   (`current_platform.is_rocm() and x.is_cuda`, vLLM's hy_v4 ROCm kernels) are that accelerator's
-  alone too; so is what a function of the module asks that answers False unless so
+  alone too, and so is what follows `not` such a question in an `or` (SGLang's `not _is_hip or
+  torch.cuda.get_device_capability("cuda") < (9, 4)`); the question may be a function, a property
+  or a name bound once to one (SGLang's `_is_hip = is_hip()`, its kernels' `is_hip_runtime()`,
+  `get_platform().is_hip`), and an `or` of questions each false on the NPU is one (SGLang's
+  `if is_cuda() or is_hip(): return torch.cuda`, before `if is_npu(): return torch.npu`); so is what a function of the module asks that answers False unless so
   (`def _on_gfx950(): if not current_platform.is_rocm(): return False`), and a mark bound to a
   name (`needs_gfx950 = pytest.mark.skipif(not _on_gfx950(), ...)`, then `@needs_gfx950`).
 
@@ -156,7 +163,7 @@ _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 # namespace looked up by name (`getattr(torch, device)`); "input" does not.
 _MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b|[\"'](?i:ascend)[\"']"
                            r"|[\"'](?i:hccl)[\"']|getattr\(torch,|hasattr\(torch,|torch\.(?:musa|mlu|xpu|hpu|mps|sdaa)\.is_available"
-                           r"|\bis_(?:rocm|hip|musa|mlu|xpu|hpu|mps|sdaa|tpu|out_of_tree)\(\)"
+                           r"|(?<![A-Za-z0-9])is_(?:rocm|hip|musa|mlu|xpu|hpu|mps|sdaa|tpu|out_of_tree)(?:_runtime)?\b"
                            r"|\bdefault_device_backend_map\b")
 # torch's table of each device type's default backend: torch_npu's registration of HCCL
 # (`Backend.register_backend("hccl", ..., devices=["npu"])`) puts "npu": "hccl" in it.
@@ -659,6 +666,19 @@ def _short_circuited_on_npu(boolop: nodes.BoolOp, child: nodes.NodeNG) -> bool:
     stop = POSITIVE if boolop.op == "or" else NEGATIVE
     if any(value is not child and _polarity(value) == stop for value in boolop.values):
         return True
+    if boolop.op == "and" and _compares_with_cuda_value(child) \
+            and any(value is not child and _polarity(value) == POSITIVE for value in boolop.values):
+        # `backend = "hccl" if backend == "nccl" and is_npu() else backend` (SGLang's weight
+        # exporter): the NPU's own test asks whether the value is still CUDA's, to replace it
+        return True
+    if boolop.op == "or":
+        # `not _is_hip or torch.cuda.get_device_capability("cuda") < (9, 4)` (SGLang's models):
+        # true on the NPU and on CUDA, so what follows runs on ROCm alone
+        for value in boolop.values:
+            if value is child:
+                break
+            if _unless_other_accelerator(value):
+                return True
     if boolop.op != "and":
         return False
     # `device.startswith("cuda") and not torch.cuda.is_available()` or `device.startswith("npu")
@@ -677,6 +697,13 @@ def _short_circuited_on_npu(boolop: nodes.BoolOp, child: nodes.NodeNG) -> bool:
     if not subjects or not (isinstance(either, nodes.BoolOp) and either.op == "or"):
         return False  # a stored test (`self.is_cuda = device.type == "cuda" and ...`) is judged as a flag
     return any(other is not boolop and subjects & _subjects_tested_for_npu(other) for other in either.values)
+
+
+def _compares_with_cuda_value(node: nodes.NodeNG) -> bool:
+    """`backend == "nccl"`, `device != "cuda"`: a comparison with CUDA's device or backend name."""
+    return isinstance(node, nodes.Compare) and len(node.ops) == 1 \
+        and node.ops[0][0] in ("==", "!=", "is", "is not") \
+        and (_is_cuda_value_string(node.left) or _is_cuda_value_string(node.ops[0][1]))
 
 
 def _npu_subjects(scope: nodes.NodeNG) -> set[str]:
@@ -937,6 +964,10 @@ _OTHER_ACCELERATORS = frozenset({"musa", "mlu", "xpu", "hpu", "mps", "sdaa"})
 # a plugin of its own. ROCm counts although it answers through torch.cuda: code that runs on ROCm
 # alone is AMD's, and the CUDA code beside it is what the port reads.
 _OTHER_PLATFORM_QUERIES = frozenset({f"is_{name}" for name in _OTHER_ACCELERATORS | {"rocm", "hip", "tpu"}})
+# The same question as a function of the project's own (SGLang's `is_hip()`, `is_xpu()` from its
+# utils, its kernels' `is_hip_runtime()`, `is_musa_runtime()`).
+_OTHER_ACCELERATOR_FUNCTION = re.compile(
+    r"is_(?:%s)(?:_runtime)?" % "|".join(sorted(_OTHER_ACCELERATORS | {"rocm", "hip", "tpu"})))
 
 
 def _unless_other_accelerator(test: nodes.NodeNG) -> bool:
@@ -974,12 +1005,22 @@ def _unless_other_accelerator(test: nodes.NodeNG) -> bool:
 
 def _asks_platform_for_other_accelerator(node: nodes.NodeNG, through_function: bool = True) -> bool:
     """`current_platform.is_rocm()`, `is_xpu()`: a question without arguments, asked of an object.
-    Also a call of the module's own function that answers False unless so (vLLM's tests of gfx950
-    kernels: `def _on_gfx950(): if not current_platform.is_rocm(): return False ...`)."""
+    Also the same question as a function (SGLang's `is_hip()`, `is_hip_runtime()`), a property
+    (`get_platform().is_hip`), or a name bound once to one (SGLang's module flags, `_is_hip =
+    is_hip()`), and a call of the module's own function that answers False unless so (vLLM's
+    tests of gfx950 kernels: `def _on_gfx950(): if not current_platform.is_rocm(): return False ...`)."""
+    if isinstance(node, nodes.Name):
+        value = single_value(node)
+        return isinstance(value, (nodes.Call, nodes.Attribute)) \
+            and _asks_platform_for_other_accelerator(value, through_function)
+    if isinstance(node, nodes.Attribute) and not (isinstance(node.parent, nodes.Call) and node.parent.func is node):
+        return node.attrname in _OTHER_PLATFORM_QUERIES
     if not (isinstance(node, nodes.Call) and not node.args and not node.keywords):
         return False
     if isinstance(node.func, nodes.Attribute):
         return node.func.attrname in _OTHER_PLATFORM_QUERIES
+    if isinstance(node.func, nodes.Name) and _OTHER_ACCELERATOR_FUNCTION.fullmatch(node.func.name):
+        return True
     return through_function and isinstance(node.func, nodes.Name) and _false_unless_other_accelerator(node.func)
 
 
@@ -1114,9 +1155,14 @@ _NPU_FOR_CUDA = {"cuda": "npu", "CUDA": "NPU", "Cuda": "Npu"}
 
 def _is_cuda_test(value: nodes.NodeNG | None) -> bool:
     """A test that is false on the NPU: `torch.cuda.is_available()`, `device.type == "cuda"`, or
-    an `and` with one of them."""
+    an `and` with one of them; also an `or` of one with questions for other accelerators
+    (SGLang's `(hasattr(torch, "cuda") and torch.cuda.is_available()) or is_musa()`)."""
     if isinstance(value, nodes.BoolOp) and value.op == "and":
         return any(_is_cuda_test(operand) for operand in value.values)
+    if isinstance(value, nodes.BoolOp) and value.op == "or":
+        cuda = [operand for operand in value.values if _is_cuda_test(operand)]
+        return bool(cuda) and all(operand in cuda or _asks_platform_for_other_accelerator(operand)
+                                  for operand in value.values)
     return value is not None and (_probes_cuda(value) or _tests_cuda_device(value))
 
 
@@ -1174,16 +1220,17 @@ def _device_api_names(statements: list[nodes.NodeNG], prefix: str) -> set[str]:
 def _polarity(test: nodes.NodeNG) -> int:
     """POSITIVE when the test is true only on the NPU, NEGATIVE when true only off it."""
     if isinstance(test, nodes.UnaryOp) and test.op == "not":
-        if _asks_for_cuda_build(test.operand) or _asks_platform_for_cuda(test.operand) \
-                or _asks_platform_for_other_accelerator(test.operand):
+        if _asks_for_other_host(test.operand):
             return UNKNOWN  # true on the NPU, and on every other build without CUDA
         return -_polarity(test.operand)
     if isinstance(test, nodes.BoolOp):
         signs = {_polarity(value) for value in test.values} - {UNKNOWN}
         if test.op == "and" and len(signs) == 1:
             return signs.pop()  # every operand must hold, the NPU one included
-        if test.op == "or" and all(_polarity(value) == POSITIVE for value in test.values):
-            return POSITIVE
+        if test.op == "or" and len(signs) == 1 and all(_polarity(value) != UNKNOWN for value in test.values):
+            # `is_npu() or hasattr(torch, "npu")`; `is_cuda() or is_hip()` (SGLang's
+            # get_device_module, in a module that asks `is_npu()` next): each false on the NPU
+            return signs.pop()
         return UNKNOWN
     if isinstance(test, nodes.Compare):
         return _compare_polarity(test)
@@ -1226,6 +1273,15 @@ def _compare_polarity(test: nodes.Compare) -> int:
     if len(named) == 1 and not isinstance(right if named[0] is left else left, nodes.Const):
         return {"==": POSITIVE, "is": POSITIVE, "!=": NEGATIVE, "is not": NEGATIVE}.get(op, UNKNOWN)
     return UNKNOWN
+
+
+def _asks_for_other_host(node: nodes.NodeNG) -> bool:
+    """Is `node` NEGATIVE only because it asks for another host (a CUDA build, a platform's CUDA,
+    another accelerator), also inside an `and`/`or`? Turned by `not`, it holds on the NPU and on
+    the other hosts alike: `not (is_cuda() or is_hip())` is no test for the NPU."""
+    if isinstance(node, nodes.BoolOp):
+        return any(_asks_for_other_host(value) for value in node.values)
+    return _asks_for_cuda_build(node) or _asks_platform_for_cuda(node) or _asks_platform_for_other_accelerator(node)
 
 
 def _asks_for_cuda_build(node: nodes.NodeNG) -> bool:

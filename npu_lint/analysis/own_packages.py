@@ -10,7 +10,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.names import bindings
+from npu_lint.analysis.names import bindings, single_value
 from npu_lint.config.project_scripts import own_packages
 
 
@@ -36,3 +36,20 @@ def imported_from_own_module(ctx: ModuleContext, name: nodes.Name) -> bool:
         isinstance(binding, nodes.ImportFrom) and binding.scope() is binding.root()
         and (bool(binding.level) or is_own_package(ctx, binding.modname))
         for binding in found)
+
+
+def own_object(ctx: ModuleContext, node: nodes.NodeNG) -> bool:
+    """Is `node` an object of the project's own: a name imported from its own module
+    (`imported_from_own_module`), what a function so imported returns when called without
+    arguments (SGLang's `get_platform().is_cuda`, a fact of its PlatformContext singleton), or a
+    local name bound once to that call (`platform = get_platform()`, then `platform.is_cuda`)?
+    A call with arguments transforms a value (`preprocess(image).is_cuda` is a tensor's)."""
+    if isinstance(node, nodes.Name) and imported_from_own_module(ctx, node):
+        return True
+    if isinstance(node, nodes.Name):
+        value = single_value(node)
+        if not isinstance(value, nodes.Call):
+            return False
+        node = value
+    return isinstance(node, nodes.Call) and not node.args and not node.keywords \
+        and isinstance(node.func, nodes.Name) and imported_from_own_module(ctx, node.func)

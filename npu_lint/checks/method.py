@@ -13,7 +13,7 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import guards_cuda_library, library_base
 from npu_lint.analysis.cuda_overrides import receiver_classes, unported_cuda_override
 from npu_lint.analysis.names import qualified_name
-from npu_lint.analysis.own_packages import imported_from_own_module
+from npu_lint.analysis.own_packages import own_object
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
 from npu_lint.checks.device_choice import fold_device_strings
@@ -56,9 +56,13 @@ class MethodCheck(Check):
         kind = receiver_kind(node.expr, node.attrname)
         if kind not in self.receivers:
             return
-        if not called and kind is ReceiverKind.UNKNOWN and isinstance(node.expr, nodes.Name) \
-                and imported_from_own_module(ctx, node.expr):
-            return  # super-gradients' `device_config.is_cuda`: its DeviceConfig's property, not torch's
+        if not called and kind is ReceiverKind.UNKNOWN and own_object(ctx, node.expr):
+            # super-gradients' `device_config.is_cuda`: its DeviceConfig's property, not torch's;
+            # SGLang's `get_platform().is_cuda`: a fact of its platform, whose `is_npu` is another
+            return
+        if not called and isinstance(node.parent, (nodes.Attribute, nodes.AssignAttr)) \
+                and not hasattr(bool, node.parent.attrname):
+            return  # `platform.is_cuda.return_value = True`: a mock's attribute; a Tensor's is a bool
         if not called and guards_cuda_library(node):
             return  # `if x.is_cuda: cupy.asarray(x)`: False on the NPU, as the port wants
         if library_base(node) is not None:

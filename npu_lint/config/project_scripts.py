@@ -213,10 +213,28 @@ def own_packages(path: str) -> frozenset:
         return frozenset()
     folder = os.path.dirname(os.path.abspath(path))
     names = set(_root_packages(project_root(folder))) if project_root(folder) else set()
-    top = _top_package(folder)
-    if top:
-        names.add(top)
+    names.update(_chain_tops(folder))
     return frozenset(names)
+
+
+@functools.lru_cache(maxsize=4096)
+def _chain_tops(folder: str) -> tuple:
+    """The top of each package chain above `folder`: SGLang's `sglang/srt/` has no __init__.py (a
+    namespace package inside the regular package `sglang`), so `sglang/srt/arg_groups/` tops one
+    chain and `sglang/` the next, and both are the project's."""
+    tops = []
+    current = folder
+    while True:
+        top = _top_package(current)
+        if top:
+            tops.append(top)
+            current = os.path.dirname(current)
+            while os.path.isfile(os.path.join(current, "__init__.py")):
+                current = os.path.dirname(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            return tuple(tops)
+        current = parent
 
 
 @functools.lru_cache(maxsize=4096)
