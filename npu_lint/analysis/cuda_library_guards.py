@@ -106,7 +106,31 @@ def guards_cuda_library(node: nodes.NodeNG) -> bool:
     decides whether code of a CUDA-only library runs, that a call takes as its CUDA switch, or
     that moves other devices' tensors to the host?"""
     return guarded_cuda_code(node) is not None or handed_to_cuda_switch(node) or moves_others_to_host(node) \
-        or picks_cudnn_setting(node) or picks_gpu_word(node)
+        or picks_cudnn_setting(node) or picks_gpu_word(node) or picks_setting_kept_for_cuda(node)
+
+
+def picks_setting_kept_for_cuda(node: nodes.NodeNG) -> bool:
+    """`config = self.cuda_config if is_cuda else self.cpu_config`, the test stored first or asked
+    in place, where the class starts `self.cuda_config = None` and fills it only once it found a
+    CUDA device (lucidrains' Attend, as denoising-diffusion-pytorch 2.3.4 and Coqui TTS 0.28's
+    XTTS perceiver have it: the SDPA backends to allow on an A100). On the NPU the CPU twin is
+    what the code takes, and it works there; `.is_npu` would pick the CUDA one, still None where
+    the device query was not ported. Not under transfer_to_npu's NPU194: there the patched query
+    fills the CUDA setting, and a setting runs no CUDA code."""
+    test, siblings = test_expression(node)
+    if siblings or (test is node and isinstance(node, (nodes.Const, nodes.JoinedStr))):
+        return False
+    parent = test.parent
+    target = None
+    if isinstance(parent, nodes.Tuple) and isinstance(parent.parent, nodes.Assign):
+        target = _unpacked_into(parent, test)
+    elif isinstance(parent, nodes.Assign) and parent.value is test and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], nodes.AssignName):
+        target = parent.targets[0]
+    tests = list(_uses(target)) if target is not None else [test]
+    return bool(tests) and all(isinstance(use.parent, nodes.IfExp) and use.parent.test is use
+                               and _setting_kept_only_for_cuda(use.parent.body, use.parent.orelse)
+                               for use in tests)
 
 
 def picks_gpu_word(node: nodes.NodeNG) -> bool:
@@ -343,6 +367,9 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
         if found:
             return found
     parent = test.parent
+    if isinstance(parent, nodes.Tuple) and isinstance(parent.parent, nodes.Assign):
+        target = _unpacked_into(parent, test)  # `_, heads, is_cuda = *q.shape, q.is_cuda`
+        return next(filter(None, (_guarded(use) for use in _uses(target))), None) if target else None
     if isinstance(parent, nodes.Assign) and parent.value is test and len(parent.targets) == 1:
         target = parent.targets[0]
         if isinstance(target, nodes.AssignName):
@@ -708,6 +735,27 @@ def decides_code_naming(node: nodes.NodeNG, names: frozenset[str]) -> str | None
     return None
 
 
+def _unpacked_into(values: nodes.Tuple, value: nodes.NodeNG) -> nodes.AssignName | None:
+    """The name a tuple assignment stores `value` in: `_, heads, q_len, _, k_len, is_cuda =
+    *q.shape, k.shape[-2], q.is_cuda` (lucidrains' Attend, in denoising-diffusion-pytorch and
+    Coqui TTS's XTTS): values after a starred one line up with the targets from the end."""
+    assign = values.parent
+    if assign.value is not values or len(assign.targets) != 1 or not isinstance(assign.targets[0], nodes.Tuple):
+        return None
+    targets, elements = assign.targets[0].elts, values.elts
+    if any(isinstance(target, nodes.Starred) for target in targets):
+        return None
+    index = next(i for i, element in enumerate(elements) if element is value)
+    starred = [i for i, element in enumerate(elements) if isinstance(element, nodes.Starred)]
+    if starred and index < starred[-1]:
+        return None
+    position = index - len(elements) if starred else index
+    if not starred and len(targets) != len(elements):
+        return None
+    target = targets[position]
+    return target if isinstance(target, nodes.AssignName) else None
+
+
 def _guarded(test: nodes.NodeNG) -> str | None:
     """What the code `test` decides about runs on CUDA only: a CUDA-only library it names, the
     project's CUDA implementation picked over its CPU counterpart, a CUDA build it is handed to."""
@@ -842,6 +890,17 @@ def _picks_counterpart(test: nodes.NodeNG) -> bool:
         return False
     (cuda_a, cpu_a), (cuda_b, cpu_b) = (_device_shapes(side) for side in sides)
     return bool(cuda_a & cpu_b or cpu_a & cuda_b)
+
+
+def _setting_kept_only_for_cuda(cuda_side: nodes.NodeNG, other_side: nodes.NodeNG) -> bool:
+    """`self.cuda_config` over `self.cpu_config`, twins by name, the CUDA one started as None."""
+    if not all(isinstance(side, nodes.Attribute) for side in (cuda_side, other_side)):
+        return False
+    cuda, _ = _device_shapes([cuda_side.attrname])
+    _, cpu = _device_shapes([other_side.attrname])
+    stored = values_stored_in_self(cuda_side)
+    return bool(cuda & cpu) and values_stored_in_self(other_side) is not None and stored is not None \
+        and any(isinstance(value, nodes.Const) and value.value is None for value in stored)
 
 
 def _calls_own_twins(side_a: list[nodes.NodeNG], side_b: list[nodes.NodeNG]) -> bool:
