@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import inspect
 import os
 import warnings
 from collections import defaultdict
@@ -261,11 +262,19 @@ class _PreparsedBuilder(AstroidBuilder):
         if node not in values:
             values.append(node)
 
-    def _data_build(self, data: str, modname: str, path: str | None):
+    def _data_build(self, data: str, modname: str, path: str | None, is_stub: bool | None = None):
+        # astroid 4.4 passes `is_stub` (and its TreeRebuilder takes it); older ones do neither
         node_file = os.path.abspath(path) if path is not None else "<?>"
         package = path is not None and os.path.splitext(os.path.basename(path))[0] == "__init__"
-        builder = rebuilder.TreeRebuilder(self._manager, data)
+        if _REBUILDER_TAKES_IS_STUB:
+            stub = is_stub if is_stub is not None else path is not None and path.endswith(".pyi")
+            builder = rebuilder.TreeRebuilder(self._manager, data, is_stub=stub)
+        else:
+            builder = rebuilder.TreeRebuilder(self._manager, data)
         return builder.visit_module(self._tree, modname, node_file, package), builder
+
+
+_REBUILDER_TAKES_IS_STUB = "is_stub" in inspect.signature(rebuilder.TreeRebuilder.__init__).parameters
 
 
 _CLASS_METHODS = ("__new__", "__init_subclass__", "__class_getitem__")  # classmethods without a decorator
