@@ -10,7 +10,7 @@ import re
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.edits import name_tokens
+from npu_lint.analysis.edits import name_tokens, one_line_text
 from npu_lint.analysis.names import exported_names, in_annotation, in_type_test
 from npu_lint.core.findings import Edit, Position
 from npu_lint.knowledge.device_api import device_api, device_type_call, takes_device_type_first
@@ -130,10 +130,10 @@ def string_edit(ctx: ModuleContext, node: nodes.NodeNG, which: str) -> tuple[str
     text = expression(ctx, which)
     if text is None:
         return None
-    start, end = ctx.start(node), ctx.end(node)
-    if start.line != end.line:
+    found = one_line_text(ctx, node)
+    if found is None:
         return None
-    literal = ctx.index.segment((start.line, start.column), (end.line, end.column))
+    (start, literal), end = found, ctx.end(node)
     match = _LITERAL.match(literal)
     if not match or not re.match(r"^(cuda|nccl)\b", match["body"]):
         return None

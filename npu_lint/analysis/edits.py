@@ -76,6 +76,14 @@ def imported_name_position(
     return None
 
 
+def one_line_text(ctx: ModuleContext, node: nodes.NodeNG) -> tuple[Position, str] | None:
+    """Where `node` starts and its source text, when it stands on one line; else None."""
+    start, end = ctx.start(node), ctx.end(node)
+    if start.line != end.line:
+        return None
+    return start, ctx.index.segment((start.line, start.column), (end.line, end.column))
+
+
 def string_part_edit(ctx: ModuleContext, node: nodes.NodeNG, value: str, old: str, new: str) -> Edit | None:
     """Replace `old` where it is a whole comma-separated part of a plain one-line string literal
     (`"cpu:gloo,cuda:nccl"`); None for a literal whose text is not its value (escapes, f-strings,
@@ -83,10 +91,10 @@ def string_part_edit(ctx: ModuleContext, node: nodes.NodeNG, value: str, old: st
     parts = value.split(",")
     if old not in (part.strip() for part in parts):
         return None
-    start, end = ctx.start(node), ctx.end(node)
-    if start.line != end.line:
+    found = one_line_text(ctx, node)
+    if found is None:
         return None
-    literal = ctx.index.segment((start.line, start.column), (end.line, end.column))
+    start, literal = found
     match = _STRING_PREFIX.match(literal)
     if not match or "f" in match.group(0).lower() or literal[match.end():len(literal) - len(match.group(1))] != value:
         return None
