@@ -197,38 +197,31 @@ def test_a_stand_in_is_named_but_never_rewritten_by_itself():
     assert sync and not sync[0].fix.edits
 
 
-def test_a_stream_read_for_its_cuda_handle_is_named_but_not_rewritten():
+@pytest.mark.parametrize("text, rewritten_line, named", [
     # f5-tts runtime/triton_trtllm/benchmark.py: `torch.cuda.current_stream().cuda_stream` for
     # TensorRT. torch_npu's streams bind `npu_stream`, not `cuda_stream`: the renamed call would
     # raise AttributeError. A stream used for anything else is still rewritten.
-    text = ("import torch\n"
-            "handle = torch.cuda.current_stream().cuda_stream\n"
-            "stream = torch.cuda.Stream()\n"
-            "raw = stream.cuda_stream\n"
-            "torch.cuda.current_stream().synchronize()\n")
-    findings = {f.start.line: f for f in Engine().check_text(text).findings if f.code == "NPU101"}
-    assert sorted(findings) == [2, 3, 5]
-    for line in (2, 3):
-        assert findings[line].fix.applicability is Applicability.DISPLAY_ONLY
-        assert "npu_stream" in findings[line].message
-    assert findings[5].fix.applicability is Applicability.SAFE and findings[5].fix.edits
-
-
-def test_a_properties_call_read_for_amds_architecture_is_named_but_not_rewritten():
+    ("import torch\n"
+     "handle = torch.cuda.current_stream().cuda_stream\n"
+     "stream = torch.cuda.Stream()\n"
+     "raw = stream.cuda_stream\n"
+     "torch.cuda.current_stream().synchronize()\n", 5, "npu_stream"),
     # xDiT's AITER probes: `torch.cuda.get_device_properties(0).gcnArchName if
     # torch.cuda.is_available() else ""`, then `"gfx942" in arch_name`. torch_npu's properties
     # leave gcnArchName None, so the renamed code raises TypeError where it said "" before.
     # The same call read for its memory is still rewritten.
-    text = ("import torch\n"
-            "arch_name = (torch.cuda.get_device_properties(0).gcnArchName\n"
-            "             if torch.cuda.is_available() else \"\")\n"
-            "total = torch.cuda.get_device_properties(0).total_memory\n")
+    ("import torch\n"
+     "arch_name = (torch.cuda.get_device_properties(0).gcnArchName\n"
+     "             if torch.cuda.is_available() else \"\")\n"
+     "total = torch.cuda.get_device_properties(0).total_memory\n", 4, "gcnArchName"),
+])
+def test_a_value_read_for_what_the_npu_lacks_is_named_but_not_rewritten(text, rewritten_line, named):
     findings = {f.start.line: f for f in Engine().check_text(text).findings if f.code == "NPU101"}
-    assert sorted(findings) == [2, 3, 4]
+    assert sorted(findings) == [2, 3, rewritten_line]
     for line in (2, 3):
         assert findings[line].fix.applicability is Applicability.DISPLAY_ONLY
-    assert "gcnArchName" in findings[2].message
-    assert findings[4].fix.applicability is Applicability.SAFE and findings[4].fix.edits
+    assert named in findings[2].message
+    assert findings[rewritten_line].fix.applicability is Applicability.SAFE and findings[rewritten_line].fix.edits
 
 
 def test_a_device_string_test_before_a_use_without_fix_is_not_rewritten_alone():

@@ -435,7 +435,7 @@ def _is_registration_default(node: nodes.NodeNG) -> bool:
     arguments = node.parent
     if not isinstance(arguments, nodes.Arguments) or not isinstance(arguments.parent, nodes.FunctionDef):
         return False
-    if not any(default is node for default in [*arguments.defaults, *(arguments.kw_defaults or [])]):
+    if parameter_of_default(arguments, node) is None:
         return False
     name = arguments.parent.name
     return name == "register" or name.startswith("register_")

@@ -141,6 +141,7 @@ from typing import Iterable, Optional
 
 from astroid import nodes
 
+from npu_lint.analysis.arguments import parameter_of_default
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.flags import flag_reads
 from npu_lint.analysis.names import bindings, identifier_words, is_chain_top, last_name, qualified_name, single_value
@@ -305,11 +306,7 @@ def _default_replaced_on_npu(arguments: nodes.Arguments, default: nodes.NodeNG) 
     function = arguments.parent
     if not isinstance(function, nodes.FunctionDef) or not function.body:
         return False
-    positional = [*(arguments.posonlyargs or []), *(arguments.args or [])]
-    pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
-    pairs += [(arg, value) for arg, value in zip(arguments.kwonlyargs or [], arguments.kw_defaults or [])
-              if value is not None]
-    name = next((arg.name for arg, value in pairs if value is default), None)
+    name = parameter_of_default(arguments, default)
     return name is not None and _replaced_from(function.body[0], name)
 
 
@@ -326,11 +323,7 @@ def _default_of_value_tested_for_npu(parent: nodes.NodeNG, child: nodes.NodeNG) 
         function = parent.parent
         if not isinstance(function, (nodes.FunctionDef, nodes.Lambda)):
             return False
-        positional = [*(parent.posonlyargs or []), *(parent.args or [])]
-        pairs = list(zip(positional[len(positional) - len(parent.defaults):], parent.defaults))
-        pairs += [(arg, value) for arg, value in zip(parent.kwonlyargs or [], parent.kw_defaults or [])
-                  if value is not None]
-        name = next((arg.name for arg, value in pairs if value is child), None)
+        name = parameter_of_default(parent, child)
         return name is not None and name in _npu_subjects(function)
     if isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and child is parent.value \
             and isinstance(parent.parent, nodes.ClassDef):
@@ -1061,7 +1054,8 @@ def _called_only_off_npu(function: nodes.FunctionDef, ctx) -> bool:
     found = _CALLED_OFF_NPU.get(function)
     if found is None:
         _CALLED_OFF_NPU[function] = False  # a function that calls itself ends here
-        uses = [use for use in function.root().nodes_of_class(nodes.Name) if use.name == name]
+        names = ctx.nodes_of(nodes.Name) if ctx is not None else function.root().nodes_of_class(nodes.Name)
+        uses = [use for use in names if use.name == name]
         found = bool(uses) and all(isinstance(use.parent, nodes.Call) and use.parent.func is use
                                    and not function.parent_of(use) and off_npu_path(use.parent, ctx)
                                    for use in uses)
