@@ -290,6 +290,22 @@ def test_a_cuda_build_test_leaves_the_rest_reported(body, expected):
         device_type = device_type if not is_torch_npu_available() else "npu"
         return device_type
     """,
+    # however far after the checks of other arguments, none reading it (SGLang 0.5.23's weight
+    # exporter, eight statements)
+    """
+    def init_weights_send_group(ports, tp_rank, tp_size, group_name, backend="nccl"):
+        reason = unsupported_reason()
+        if reason is not None:
+            return False, reason
+        assert torch.distributed.is_initialized()
+        assert group_name != ""
+        ports_list = ports.split(",")
+        assert len(ports_list) == tp_size
+        group_port = ports_list[tp_rank]
+        group_name = f"{group_name}_{group_port}_{tp_rank}"
+        backend = "hccl" if backend == "nccl" and is_npu() else backend
+        return backend
+    """,
     # an assignment's default, chosen again the same way
     """
     def pick():
@@ -375,6 +391,16 @@ def test_platform_questions_and_replaced_defaults_are_off_the_npu_path(body):
         device_type = "npu" if is_torch_npu_available() else device_type
         return device_type
     """, [(2, "NPU111")]),
+    ("""
+    def init_weights_send_group(ports, tp_rank, group_name, backend="nccl"):
+        assert torch.distributed.is_initialized()
+        ports_list = ports.split(",")
+        group_port = ports_list[tp_rank]
+        log(f"group {group_name}_{group_port} on {backend}")
+        group_name = f"{group_name}_{group_port}_{tp_rank}"
+        backend = "hccl" if backend == "nccl" and is_npu() else backend
+        return backend
+    """, [(2, "NPU204")]),
     ("""
     def build_mesh(slicing_dim, device_type="cuda"):
         device_type = device_type if is_torch_npu_available() else "cpu"

@@ -281,9 +281,6 @@ def _is_cuda_alias(node: nodes.NodeNG) -> bool:
     return isinstance(node, nodes.Const) and isinstance(node.value, str) and node.value.lower() in _CUDA_ALIASES
 
 
-_REPLACEMENT_WINDOW = 3  # statements between a default and the test that replaces it on the NPU
-
-
 def _replaced_on_npu(assign: nodes.Assign | nodes.AnnAssign) -> bool:
     """`device = "cuda"` then `if is_torch_npu_available(): device = "npu"`; `backend = "nccl"`
     then `if platform.is_cuda_alike(): ... elif platform.is_npu(): backend = "hccl"` (FastVideo's
@@ -343,36 +340,23 @@ def _import_replaced_on_npu(statement: nodes.ImportFrom) -> bool:
     if not isinstance(statement.parent, nodes.Module):
         return False
     names = [alias or name for name, alias in statement.names]
-    return "*" not in names and all(_replaced_from(statement.next_sibling(), name, past_imports=True)
+    return "*" not in names and all(_replaced_from(statement.next_sibling(), name)
                                     for name in names)
 
 
-def _replaced_from(statement: nodes.NodeNG | None, name: str, past_imports: bool = False) -> bool:
-    """Does a test within a few statements from `statement` store the NPU's own value in `name` on
-    its NPU branch (an `if` whose NPU branch assigns it, or `name = "npu" if is_npu() else name`),
-    with nothing reading the name before? With `past_imports`, imports between (also in a `try:`
-    of imports) do not count toward the few: they read no name."""
-    step = 0
-    while step < _REPLACEMENT_WINDOW:
-        if statement is None:
-            return False
+def _replaced_from(statement: nodes.NodeNG | None, name: str) -> bool:
+    """Does a later statement of the same block store the NPU's own value in `name` on its NPU
+    branch (an `if` whose NPU branch assigns it, or `name = "npu" if is_npu() else name`), with
+    nothing reading the name before? However far: SGLang's weight exporter checks its arguments
+    in eight statements before `backend = "hccl" if backend == "nccl" and is_npu() else backend`,
+    and none of them reads `backend`, so no path uses the default on the NPU."""
+    while statement is not None:
         if _stores_npu_value(statement, name):
             return True
         if any(node.as_string() == name for node in statement.nodes_of_class((nodes.Name, nodes.Attribute))):
             return False  # read (or changed) before the NPU's test: the first value is used there
-        if not (past_imports and _only_imports(statement)):
-            step += 1
         statement = statement.next_sibling()
     return False
-
-
-def _only_imports(statement: nodes.NodeNG) -> bool:
-    """An import, or a `try:` of imports whose handlers only pass (an optional accelerator's)."""
-    if isinstance(statement, (nodes.Import, nodes.ImportFrom)):
-        return True
-    return isinstance(statement, nodes.Try) and not statement.orelse and not statement.finalbody \
-        and all(isinstance(inner, (nodes.Import, nodes.ImportFrom)) for inner in statement.body) \
-        and all(isinstance(inner, nodes.Pass) for handler in statement.handlers for inner in handler.body)
 
 
 def _computes_nothing(value: nodes.NodeNG | None) -> bool:
