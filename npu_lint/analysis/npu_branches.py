@@ -84,8 +84,9 @@ take is not reported. A path is off the NPU when
   get_torch_device, whose device helper answers "npu" on the NPU), in a module whose own NPU
   value is "npu";
 - it is the fallback for a device without a namespace: `except AttributeError: return torch.cuda`
-  after `try: return getattr(torch, device_name)` (torchtune); on an Ascend host `torch.npu` is
-  there;
+  after `try: return getattr(torch, device_name)` (torchtune), or the default of that lookup
+  (`getattr(torch, device_type, torch.cuda)`, torch's save_on_cpu, bitsandbytes' Triton ops);
+  on an Ascend host `torch.npu` is there;
 - its test asks a platform layer for CUDA (`current_platform.is_cuda_alike()`, `is_cuda()`, or a
   name bound once to one) in a module that asks it for the NPU too (`is_npu()`): FastVideo's and
   SGLang's platform layers answer "CUDA" on CUDA hosts alone; also where the module asks for a
@@ -220,6 +221,8 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
             return True
         if isinstance(parent, nodes.ExceptHandler) and (_fallback_for_missing_namespace(parent)
                                                         or _torch_npu_import_failed(parent)):
+            return True
+        if isinstance(parent, nodes.Call) and _default_of_namespace_lookup(parent, child):
             return True
         if isinstance(parent, (nodes.FunctionDef, nodes.ClassDef)) and child is not parent.decorators \
                 and _skipped_unless_other_accelerator(parent):
@@ -487,9 +490,22 @@ def _fallback_for_missing_namespace(handler: nodes.ExceptHandler) -> bool:
     attempt = handler.parent
     if not isinstance(attempt, nodes.Try) or len(attempt.body) > _SHORT_BRANCH:
         return False
-    return any(isinstance(call.func, nodes.Name) and call.func.name == "getattr" and len(call.args) >= 2
-               and not isinstance(call.args[1], nodes.Const) and qualified_name(call.args[0]) == "torch"
-               for statement in attempt.body for call in statement.nodes_of_class(nodes.Call))
+    return any(_is_namespace_lookup(call) for statement in attempt.body for call in statement.nodes_of_class(nodes.Call))
+
+
+def _default_of_namespace_lookup(call: nodes.Call, child: nodes.NodeNG) -> bool:
+    """`getattr(torch, device_type, torch.cuda)` (torch's save_on_cpu, bitsandbytes' Triton ops,
+    transformers' FP8 layers): the default stands in only for a device without a `torch.<name>`
+    module, and on an Ascend host `torch.npu` is there. `torch.npu` written there instead would
+    fail on a CUDA host, where the default is evaluated before the lookup. A constant name is
+    no lookup."""
+    return _is_namespace_lookup(call) and len(call.args) == 3 and child is call.args[2]
+
+
+def _is_namespace_lookup(call: nodes.Call) -> bool:
+    """`getattr(torch, name, ...)` with a name that is not written out."""
+    return isinstance(call.func, nodes.Name) and call.func.name == "getattr" and len(call.args) >= 2 \
+        and not isinstance(call.args[1], nodes.Const) and qualified_name(call.args[0]) == "torch"
 
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
