@@ -45,6 +45,17 @@ def test_older_release_lists_decide_what_is_patched():
     assert "NPU115" in {f.code for f in old}
 
 
+def test_a_device_comparison_is_told_what_it_answers_on_the_npu_whichever_its_operator():
+    # torchrl's `if device.type != "cuda":` (the device sync of its collectors and transforms) is
+    # always true on the NPU under the patch: "never true" would be the opposite of what it does.
+    text = ('import torch\n\n\ndef sync(device):\n    if device.type != "cuda":\n        return 1\n'
+            '    return device.type == "cuda"\n')
+    messages = [f.message for f in Engine(Settings(strategy="auto")).check_text(text, "a.py").findings
+                if f.code == "NPU114"]
+    assert len(messages) == 2
+    assert all("the value never matches `cuda`" in message and "never true" not in message for message in messages)
+
+
 def test_a_device_backend_list_is_rewritten_only_where_the_patch_renames_cuda_too():
     # _wrapper_hccl rewrites "nccl" in every release, "cuda" only in some (2.7.1, 2.9 on):
     # 2.1's patch turns vLLM's "cpu:gloo,cuda:nccl" into "cpu:gloo,cuda:hccl", no backend for NPU tensors.

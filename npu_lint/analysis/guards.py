@@ -72,8 +72,15 @@ def guarded_by(node: nodes.NodeNG, ctx: "ModuleContext", positive: bool = True, 
         elif isinstance(parent, nodes.BoolOp) and parent.op == ("and" if positive else "or"):
             guarded.extend(parent.values[parent.values.index(expression) + 1:])
         elif positive and _loop_count(parent, expression):
-            # `for i in range(torch.cuda.device_count()):` runs its body only where there are devices
-            return guarded + list(parent.parent.body)
+            # `for i in range(torch.cuda.device_count()):` runs its body only where there are devices,
+            # and so does a comprehension over it (bitsandbytes' cuda_specs.py: `sorted(
+            # torch.cuda.get_device_capability(torch.cuda.device(i)) for i in range(...))`)
+            loop = parent.parent
+            if isinstance(loop, nodes.Comprehension):
+                built = loop.parent
+                parts = [built.key, built.value] if isinstance(built, nodes.DictComp) else [built.elt]
+                return guarded + list(loop.ifs) + parts
+            return guarded + list(loop.body)
         elif isinstance(parent, (nodes.If, nodes.While, nodes.IfExp)) and parent.test is expression:
             if isinstance(parent, nodes.IfExp):
                 return guarded + [parent.body if positive else parent.orelse]
@@ -87,7 +94,8 @@ def guarded_by(node: nodes.NodeNG, ctx: "ModuleContext", positive: bool = True, 
 
 
 def _loop_count(call, expression) -> bool:
-    """Is `call` a `range(...)` that `expression` bounds and a `for` loop iterates over?"""
+    """Is `call` a `range(...)` that `expression` bounds and a `for` loop (or a comprehension)
+    iterates over?"""
     return isinstance(call, nodes.Call) and isinstance(call.func, nodes.Name) and call.func.name == "range" \
         and bool(call.args) and call.args[-1 if len(call.args) < 3 else 1] is expression \
-        and isinstance(call.parent, nodes.For) and call.parent.iter is call
+        and isinstance(call.parent, (nodes.For, nodes.Comprehension)) and call.parent.iter is call

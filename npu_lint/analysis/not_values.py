@@ -33,6 +33,9 @@
     ("linux", "cuda") in REQUIRED       a build for an operating system (a wheel index, a CI
                                         matrix entry): "cuda" names the build beside "rocm"
                                         and "cpu", and no device is chosen by it
+    "rocm" if is_hip else "cuda"        a build of torch: ROCm's torch calls its GPUs "cuda"
+                                        too, so the value names the build (bitsandbytes' native
+                                        library file names), never a device
     @pytest.mark.parametrize("cmd", ["run.py --cuda", ...])
     def test_run(cmd): if "cuda" in cmd
                                         a search in the text of a test case whose cases are all
@@ -93,7 +96,7 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
     """Why the string expression `node` is no value ('type', 'enum member', 'attribute name',
     'device name query', 'mapping key', 'key of a build for CUDA', 'path component', 'CUDA-only
     library guard', "device of a CUDA kernel's registration", "device of a CUDA-only library's
-    class", 'test label', 'test mark label', 'test parameter name', 'build for a platform', 'CUDA
+    class", 'test label', 'test mark label', 'test parameter name', 'build for a platform', 'build of torch', 'CUDA
     kernel workaround', 'text of a test case', 'implementation choice', 'device recorded in a
     TorchScript graph', 'word of another vocabulary', 'text of a program's output', 'registry key',
     "path of a library's CUDA device"), or None when it is one."""
@@ -129,6 +132,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "test mark label"
     if _build_for_platform(node):
         return "build for a platform"
+    if _build_beside_other_build(node):
+        return "build of torch"
     if _guards_contiguous_workaround(node):
         return "CUDA kernel workaround"
     if _searched_in_case_texts(node):
@@ -503,6 +508,17 @@ def _build_for_platform(node: nodes.NodeNG) -> bool:
     platforms = tables().not_values.platforms
     return any(element is not node and isinstance(element, nodes.Const) and element.value in platforms
                for element in pair.elts)
+
+
+def _build_beside_other_build(node: nodes.NodeNG) -> bool:
+    """`prefix = "rocm" if is_hip else "cuda"` (bitsandbytes' cextension.py, the native library's
+    file name): the other choice is a build no torch device is named for, so both name builds."""
+    choice = node if isinstance(node, nodes.IfExp) else node.parent  # the string's value is the choice
+    if not isinstance(choice, nodes.IfExp) or node is choice.test:
+        return False
+    return any(isinstance(option, nodes.Const) and isinstance(option.value, str)
+               and option.value.lower() in tables().not_values.other_builds
+               for option in (choice.body, choice.orelse))
 
 
 def _key_of_own_mapping(node: nodes.NodeNG) -> bool:

@@ -46,6 +46,10 @@ take is not reported. A path is off the NPU when
 - it is the test or body of `if device == "cuda":` whose body leaves or rewrites `device`, in a
   function that also tests `device` for the NPU (`device in {"npu", "xpu"}`,
   `device.startswith("npu")`): "npu" there would take the NPU out of its own test;
+- it is a test that lets every device but CUDA into a body holding the NPU's own branch
+  (`if device.type != "cuda":` then, inside, `elif hasattr(torch, "npu") and
+  torch.npu.is_available(): return torch.npu.synchronize`, torchrl's collector): NPU devices pass
+  it into the branch the project wrote for them, and "npu" there would shut them out of it;
 - it is the test or body of an `if` that asks whether CUDA is available (or whether the device
   is CUDA: `if "cuda" in str(device):`), next to an `if` that asks for the NPU and does the
   NPU's part (`if is_torch_cuda_available(): ...` then
@@ -84,8 +88,9 @@ take is not reported. A path is off the NPU when
   get_torch_device, whose device helper answers "npu" on the NPU), in a module whose own NPU
   value is "npu";
 - it is the fallback for a device without a namespace: `except AttributeError: return torch.cuda`
-  after `try: return getattr(torch, device_name)` (torchtune); on an Ascend host `torch.npu` is
-  there;
+  after `try: return getattr(torch, device_name)` (torchtune), or the default of that lookup
+  (`getattr(torch, device_type, torch.cuda)`, torch's save_on_cpu, bitsandbytes' Triton ops);
+  on an Ascend host `torch.npu` is there;
 - its test asks a platform layer for CUDA (`current_platform.is_cuda_alike()`, `is_cuda()`, or a
   name bound once to one) in a module that asks it for the NPU too (`is_npu()`): FastVideo's and
   SGLang's platform layers answer "CUDA" on CUDA hosts alone; also where the module asks for a
@@ -221,6 +226,8 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
         if isinstance(parent, nodes.ExceptHandler) and (_fallback_for_missing_namespace(parent)
                                                         or _torch_npu_import_failed(parent)):
             return True
+        if isinstance(parent, nodes.Call) and _default_of_namespace_lookup(parent, child):
+            return True
         if isinstance(parent, (nodes.FunctionDef, nodes.ClassDef)) and child is not parent.decorators \
                 and _skipped_unless_other_accelerator(parent):
             return True
@@ -237,6 +244,8 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
         if isinstance(parent, nodes.Arguments) and _default_replaced_on_npu(parent, child):
             return True
         if _default_of_value_tested_for_npu(parent, child):
+            return True
+        if isinstance(parent, nodes.If) and child is parent.test and _admits_npu_to_own_branch(parent):
             return True
         if isinstance(parent, nodes.If) and (child is parent.test or any(child is stmt for stmt in parent.body)) \
                 and _cuda_probe_beside_npu_probe(parent):
@@ -471,9 +480,22 @@ def _fallback_for_missing_namespace(handler: nodes.ExceptHandler) -> bool:
     attempt = handler.parent
     if not isinstance(attempt, nodes.Try) or len(attempt.body) > _SHORT_BRANCH:
         return False
-    return any(isinstance(call.func, nodes.Name) and call.func.name == "getattr" and len(call.args) >= 2
-               and not isinstance(call.args[1], nodes.Const) and qualified_name(call.args[0]) == "torch"
-               for statement in attempt.body for call in statement.nodes_of_class(nodes.Call))
+    return any(_is_namespace_lookup(call) for statement in attempt.body for call in statement.nodes_of_class(nodes.Call))
+
+
+def _default_of_namespace_lookup(call: nodes.Call, child: nodes.NodeNG) -> bool:
+    """`getattr(torch, device_type, torch.cuda)` (torch's save_on_cpu, bitsandbytes' Triton ops,
+    transformers' FP8 layers): the default stands in only for a device without a `torch.<name>`
+    module, and on an Ascend host `torch.npu` is there. `torch.npu` written there instead would
+    fail on a CUDA host, where the default is evaluated before the lookup. A constant name is
+    no lookup."""
+    return _is_namespace_lookup(call) and len(call.args) == 3 and child is call.args[2]
+
+
+def _is_namespace_lookup(call: nodes.Call) -> bool:
+    """`getattr(torch, name, ...)` with a name that is not written out."""
+    return isinstance(call.func, nodes.Name) and call.func.name == "getattr" and len(call.args) >= 2 \
+        and not isinstance(call.args[1], nodes.Const) and qualified_name(call.args[0]) == "torch"
 
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
@@ -745,6 +767,30 @@ def _about_devices(test: nodes.NodeNG) -> bool:
 
 def _is_cuda_string(node: nodes.NodeNG) -> bool:
     return isinstance(node, nodes.Const) and isinstance(node.value, str) and bool(_CUDA_STRING.match(node.value))
+
+
+def _admits_npu_to_own_branch(statement: nodes.If) -> bool:
+    """`if device.type != "cuda":` (or `"cuda" not in str(device)`, `device.type not in ("cuda",
+    "meta")`) whose body holds an `if` that asks for the NPU (torchrl's `_get_sync_fn`: `elif
+    hasattr(torch, "npu") and torch.npu.is_available(): return torch.npu.synchronize`): the NPU's
+    devices pass the test into the branch written for them. A test that CUDA passes (`==`), or a
+    body with no NPU test, is still CUDA's to port."""
+    if not any(_tests_not_cuda(compare) for compare in statement.test.nodes_of_class(nodes.Compare)):
+        return False
+    return any(_polarity(inner.test) == POSITIVE
+               for stmt in statement.body for inner in stmt.nodes_of_class(nodes.If))
+
+
+def _tests_not_cuda(compare: nodes.Compare) -> bool:
+    """`x != "cuda"`, `x is not "cuda"`, `"cuda" not in x`, `x not in ("cuda", ...)`."""
+    if len(compare.ops) != 1:
+        return False
+    op, right = compare.ops[0]
+    if op in ("!=", "is not"):
+        return _is_cuda_string(compare.left) or _is_cuda_string(right)
+    if op == "not in":
+        return _is_cuda_string(compare.left) or any(_is_cuda_string(element) for element in _members(right))
+    return False
 
 
 def _cuda_probe_beside_npu_probe(statement: nodes.If) -> bool:

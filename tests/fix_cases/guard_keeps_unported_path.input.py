@@ -79,6 +79,11 @@ def compute_capabilities():
     return ccs
 
 
+# A comprehension over the CUDA devices guards what it builds (bitsandbytes' cuda_specs.py).
+def get_compute_capabilities():
+    return sorted(torch.cuda.get_device_capability(torch.cuda.device(i)) for i in range(torch.cuda.device_count()))
+
+
 # Left: a test that also needs a CUDA build (`torch.version.cuda is not None`) is false on the
 # NPU whatever its probe says. Renamed with what they guard: the loop's body has NPU names.
 def cuda_version_checked():
@@ -90,3 +95,7 @@ def cuda_version_checked():
 def memory_summaries():
     for i in range(0, torch.cuda.device_count()):
         print(torch.cuda.memory_summary(device=i))
+
+
+def memory_summary_list():
+    return [torch.cuda.memory_summary(device=i) for i in range(torch.cuda.device_count())]
