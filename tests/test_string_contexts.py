@@ -137,3 +137,20 @@ def test_a_table_of_getters_keeps_its_keys():
     result = engine_for(Settings(select=("NPU210",))).check_text(textwrap.dedent(body), "snippet.py")
     assert [(f.start.line, f.start.column, f.fix.applicability.value) for f in result.findings] \
         == [(4, 51, "safe"), (6, 21, "safe")]
+
+
+@pytest.mark.parametrize("lightning, expected", [
+    # sam2's training/trainer.py: its own Trainer's `accelerator` becomes `torch.device("cuda", rank)`,
+    # a device name like any other ("npu" there is the port)
+    ("", [(3, "NPU111", "unsafe"), (4, "NPU111", "unsafe"), (5, "NPU110", "safe")]),
+    # near miss: where Lightning is imported the name is its accelerator's, which has no "npu"
+    ("import lightning as L", [(3, "NPU113", ""), (4, "NPU113", ""), (5, "NPU110", "safe")]),
+])
+def test_accelerator_names_are_lightnings_where_lightning_is_imported(lightning, expected):
+    body = f"""
+    import torch; {lightning}
+    def setup_device(local_rank, accelerator: str = "cuda"):
+        if accelerator == "cuda":
+            return torch.device("cuda", local_rank)
+    """
+    assert findings(body, "NPU11") == expected

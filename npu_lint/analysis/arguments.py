@@ -27,6 +27,7 @@ class Role:
     names: re.Pattern | None = None  # variables, attributes, parameters, dict keys holding the value
     call_keywords: dict[str, str] = dataclasses.field(default_factory=dict)  # callable -> its keyword
     callees: tuple[str, ...] = ()  # the keywords count only in calls into these modules
+    imports: tuple[str, ...] = ()  # the role holds only in a module that imports one of these
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,6 +73,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
                 re.compile(body["names"], re.IGNORECASE) if "names" in body else None,
                 {str(k): str(v) for k, v in body.get("call_keywords", {}).items()},
                 tuple(map(str, body.get("callees", ()))),
+                tuple(map(str, body.get("imports", ()))),
             )
             for name, body in data["roles"].items()
         }
@@ -127,9 +129,19 @@ def argument_role(node: nodes.NodeNG) -> str | None:
     holder = holder_name(node)
     if holder is not None:
         for name, role_table in tables().roles.items():
-            if role_table.names is not None and role_table.names.match(holder):
+            if role_table.names is not None and role_table.names.match(holder) and _role_imported(node, role_table):
                 return name
     return None
+
+
+def _role_imported(node: nodes.NodeNG, role: Role) -> bool:
+    """Does the module import a library the role belongs to (any, for a role that names none)?
+    Lightning's accelerator names are Lightning's only where Lightning is used: sam2's own trainer
+    takes `accelerator: str = "cuda"` and makes `torch.device("cuda", ...)` of it."""
+    if not role.imports:
+        return True
+    tops = {name.split(".", 1)[0] for name in facts_of(node).imported}
+    return any(library in tops for library in role.imports)
 
 
 def chosen_on_npu(node: nodes.NodeNG) -> bool:
@@ -301,7 +313,8 @@ def _call_argument_role(node: nodes.NodeNG) -> str | None:
             return "prose"
         call = parent.parent
         for name, role in tables().roles.items():
-            if parent.arg in role.keywords and (not role.callees or _calls_into(call, role.callees)):
+            if parent.arg in role.keywords and (not role.callees or _calls_into(call, role.callees)) \
+                    and _role_imported(node, role):
                 return name
         if isinstance(call, nodes.Call) and any(parent.arg in role.call_keywords.values() for role in tables().roles.values()):
             qname = qualified_name(call.func)
