@@ -27,7 +27,8 @@ class Role:
     names: re.Pattern | None = None  # variables, attributes, parameters, dict keys holding the value
     call_keywords: dict[str, str] = dataclasses.field(default_factory=dict)  # callable -> its keyword
     callees: tuple[str, ...] = ()  # the keywords count only in calls into these modules
-    imports: tuple[str, ...] = ()  # the role holds only in a module that imports one of these
+    imports: tuple[str, ...] = ()  # the role holds only in a module that imports one of these,
+    siblings: frozenset[str] = frozenset()  # or beside one of these keys or keywords
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,6 +76,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
                 {str(k): str(v) for k, v in body.get("call_keywords", {}).items()},
                 tuple(map(str, body.get("callees", ()))),
                 tuple(map(str, body.get("imports", ()))),
+                frozenset(map(str, body.get("siblings", ()))),
             )
             for name, body in data["roles"].items()
         }
@@ -137,13 +139,26 @@ def argument_role(node: nodes.NodeNG) -> str | None:
 
 
 def _role_imported(node: nodes.NodeNG, role: Role) -> bool:
-    """Does the module import a library the role belongs to (any, for a role that names none)?
+    """Does the module import a library the role belongs to (any, for a role that names none), or
+    does the value sit beside a key or keyword of that library's (`{"accelerator": "cuda",
+    "devices": 1}`, Lightning's Fabric arguments built where Lightning is not imported)?
     Lightning's accelerator names are Lightning's only where Lightning is used: sam2's own trainer
     takes `accelerator: str = "cuda"` and makes `torch.device("cuda", ...)` of it."""
     if not role.imports:
         return True
     tops = {name.split(".", 1)[0] for name in facts_of(node).imported}
-    return any(library in tops for library in role.imports)
+    return any(library in tops for library in role.imports) or bool(role.siblings & _sibling_names(node))
+
+
+def _sibling_names(node: nodes.NodeNG) -> set[str]:
+    """The other keys of the dict display, or keywords of the call, that `node` is a value of."""
+    parent = node.parent
+    if isinstance(parent, nodes.Keyword) and isinstance(parent.parent, nodes.Call):
+        return {keyword.arg for keyword in parent.parent.keywords or () if keyword is not parent and keyword.arg}
+    if isinstance(parent, nodes.Dict):
+        return {key.value for key, value in parent.items
+                if value is not node and isinstance(key, nodes.Const) and isinstance(key.value, str)}
+    return set()
 
 
 def chosen_on_npu(node: nodes.NodeNG) -> bool:
