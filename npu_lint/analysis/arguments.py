@@ -133,12 +133,12 @@ def argument_role(node: nodes.NodeNG) -> str | None:
     holder = holder_name(node)
     if holder is not None:
         for name, role_table in tables().roles.items():
-            if role_table.names is not None and role_table.names.match(holder) and _role_imported(node, role_table):
+            if role_table.names is not None and role_table.names.match(holder) and _role_holds(node, role_table):
                 return name
     return None
 
 
-def _role_imported(node: nodes.NodeNG, role: Role) -> bool:
+def _role_holds(node: nodes.NodeNG, role: Role) -> bool:
     """Does the module import a library the role belongs to (any, for a role that names none), or
     does the value sit beside a key or keyword of that library's (`{"accelerator": "cuda",
     "devices": 1}`, Lightning's Fabric arguments built where Lightning is not imported)?
@@ -331,7 +331,7 @@ def _call_argument_role(node: nodes.NodeNG) -> str | None:
         call = parent.parent
         for name, role in tables().roles.items():
             if parent.arg in role.keywords and (not role.callees or _calls_into(call, role.callees)) \
-                    and _role_imported(node, role):
+                    and _role_holds(node, role):
                 return name
         if isinstance(call, nodes.Call) and any(parent.arg in role.call_keywords.values() for role in tables().roles.values()):
             qname = qualified_name(call.func)
