@@ -27,6 +27,8 @@ class Role:
     names: re.Pattern | None = None  # variables, attributes, parameters, dict keys holding the value
     call_keywords: dict[str, str] = dataclasses.field(default_factory=dict)  # callable -> its keyword
     callees: tuple[str, ...] = ()  # the keywords count only in calls into these modules
+    imports: tuple[str, ...] = ()  # the role holds only in a module that imports one of these,
+    siblings: frozenset[str] = frozenset()  # or beside one of these keys or keywords
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,6 +48,9 @@ class NotValues:
     # mark namespaces -> the marks in it that hand their values to the test (the others label it)
     test_marks: dict[str, frozenset[str]] = dataclasses.field(default_factory=dict)
     other_builds: frozenset[str] = frozenset()  # builds of torch no device is named for (ROCm's)
+
+
+    module_name_calls: frozenset[str] = frozenset()  # calls whose first argument names a module or library
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,6 +78,8 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
                 re.compile(body["names"], re.IGNORECASE) if "names" in body else None,
                 {str(k): str(v) for k, v in body.get("call_keywords", {}).items()},
                 tuple(map(str, body.get("callees", ()))),
+                tuple(map(str, body.get("imports", ()))),
+                frozenset(map(str, body.get("siblings", ()))),
             )
             for name, body in data["roles"].items()
         }
@@ -92,6 +99,9 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
             frozenset(map(str, other.get("test_label_methods", ()))),
             {str(k): frozenset(map(str, v)) for k, v in other.get("test_marks", {}).items()},
             other_builds=frozenset(map(str, other.get("other_builds", ()))),
+
+
+            module_name_calls=frozenset(map(str, other.get("module_name_calls", ()))),
         )
         cuda_only = {str(callee): frozenset(map(str, keywords))
                      for callee, keywords in data.get("cuda_only_keywords", {}).items()}
@@ -129,9 +139,32 @@ def argument_role(node: nodes.NodeNG) -> str | None:
     holder = holder_name(node)
     if holder is not None:
         for name, role_table in tables().roles.items():
-            if role_table.names is not None and role_table.names.match(holder):
+            if role_table.names is not None and role_table.names.match(holder) and _role_holds(node, role_table):
                 return name
     return None
+
+
+def _role_holds(node: nodes.NodeNG, role: Role) -> bool:
+    """Does the module import a library the role belongs to (any, for a role that names none), or
+    does the value sit beside a key or keyword of that library's (`{"accelerator": "cuda",
+    "devices": 1}`, Lightning's Fabric arguments built where Lightning is not imported)?
+    Lightning's accelerator names are Lightning's only where Lightning is used: sam2's own trainer
+    takes `accelerator: str = "cuda"` and makes `torch.device("cuda", ...)` of it."""
+    if not role.imports:
+        return True
+    tops = {name.split(".", 1)[0] for name in facts_of(node).imported}
+    return any(library in tops for library in role.imports) or bool(role.siblings & _sibling_names(node))
+
+
+def _sibling_names(node: nodes.NodeNG) -> set[str]:
+    """The other keys of the dict display, or keywords of the call, that `node` is a value of."""
+    parent = node.parent
+    if isinstance(parent, nodes.Keyword) and isinstance(parent.parent, nodes.Call):
+        return {keyword.arg for keyword in parent.parent.keywords or () if keyword is not parent and keyword.arg}
+    if isinstance(parent, nodes.Dict):
+        return {key.value for key, value in parent.items
+                if value is not node and isinstance(key, nodes.Const) and isinstance(key.value, str)}
+    return set()
 
 
 def chosen_on_npu(node: nodes.NodeNG) -> bool:
@@ -303,7 +336,8 @@ def _call_argument_role(node: nodes.NodeNG) -> str | None:
             return "prose"
         call = parent.parent
         for name, role in tables().roles.items():
-            if parent.arg in role.keywords and (not role.callees or _calls_into(call, role.callees)):
+            if parent.arg in role.keywords and (not role.callees or _calls_into(call, role.callees)) \
+                    and _role_holds(node, role):
                 return name
         if isinstance(call, nodes.Call) and any(parent.arg in role.call_keywords.values() for role in tables().roles.values()):
             qname = qualified_name(call.func)

@@ -137,7 +137,13 @@ def picks_gpu_word(node: nodes.NodeNG) -> bool:
     """`device = 'gpu' if torch.cuda.is_available() else 'cpu'` (NeMo's DALI datasets): "gpu" is
     no torch device, so the choice names another library's device (NVIDIA DALI's, TensorFlow's),
     one with no NPU backend. On the NPU the test says no and the library gets "cpu", which it can
-    run; torch.npu there would hand it "gpu" on a host without CUDA."""
+    run; torch.npu there would hand it "gpu" on a host without CUDA. Not for a tensor's
+    `.is_cuda`: `orig_device = "cpu" if not tensor.is_cuda else "gpu"` (sam2's
+    training/utils/distributed.py) labels where the tensor is, and the program's own test of the
+    label (`if tensor.is_cuda and orig_device == "cpu": tensor = tensor.cpu()`) would send an NPU
+    tensor, labelled "cpu", to the host."""
+    if isinstance(node, nodes.Attribute) and node.attrname == "is_cuda":
+        return False
     test, _siblings = test_expression(node)
     if test is node and isinstance(node, (nodes.Const, nodes.JoinedStr)):
         return False  # a string that is not compared is no test

@@ -65,6 +65,9 @@
     ["python", "cpp", "cuda", "lua"]    a list of words of another vocabulary (programming
                                         languages): no other device, backend or build beside it
 
+    find_spec("cuda"), ctypes.util.find_library("cuda")
+                                        the name of a Python module (cuda-python) or a shared
+                                        library (the CUDA driver) to look for
     @Registry.register("nccl")          the key a class is registered under, which configuration
     class HCCLCheckpointEngine: ...     files name (verl's checkpoint engines)
     ck.registry.disable("cuda")         or a library's registry is asked by (comfy-kitchen's
@@ -98,8 +101,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
     library guard', "device of a CUDA kernel's registration", "device of a CUDA-only library's
     class", 'test label', 'test mark label', 'test parameter name', 'build for a platform', 'build of torch', 'CUDA
     kernel workaround', 'text of a test case', 'implementation choice', 'device recorded in a
-    TorchScript graph', 'word of another vocabulary', 'text of a program's output', 'registry key',
-    "path of a library's CUDA device"), or None when it is one."""
+    TorchScript graph', 'word of another vocabulary', 'text of a program's output', 'name of a module
+    or library', 'registry key', "path of a library's CUDA device"), or None when it is one."""
     if _in_literal_type(node):
         return "type"
     if _enum_member_value(node):
@@ -146,6 +149,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "word of another vocabulary"
     if _searched_in_process_output(node):
         return "text of a program's output"
+    if _module_name(node):
+        return "name of a module or library"
     if _registry_key(node):
         return "registry key"
     if _on_library_cuda_path(node):
@@ -195,6 +200,15 @@ def _word_of_other_vocabulary(node: nodes.NodeNG) -> bool:
 
 _TEXT_METHODS = frozenset({"decode", "lower", "upper", "strip", "read", "communicate"})
 _TEXT_FIELDS = frozenset({"stdout", "stderr", "output"})
+
+
+def _module_name(node: nodes.NodeNG) -> bool:
+    """`importlib.util.find_spec("cuda")` (cuda-python), `ctypes.util.find_library("cuda")` (the CUDA
+    driver, libcuda, that lycoris' kernel tuner then loads with `ctypes.CDLL`): the name of a Python
+    module or a shared library to look for, not a device."""
+    call = node.parent
+    return isinstance(call, nodes.Call) and bool(call.args) and call.args[0] is node \
+        and qualified_name(call.func) in tables().not_values.module_name_calls
 
 
 def _searched_in_process_output(node: nodes.NodeNG) -> bool:
