@@ -48,8 +48,6 @@ class NotValues:
     # mark namespaces -> the marks in it that hand their values to the test (the others label it)
     test_marks: dict[str, frozenset[str]] = dataclasses.field(default_factory=dict)
     other_builds: frozenset[str] = frozenset()  # builds of torch no device is named for (ROCm's)
-
-
     module_name_calls: frozenset[str] = frozenset()  # calls whose first argument names a module or library
 
 
@@ -99,8 +97,6 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
             frozenset(map(str, other.get("test_label_methods", ()))),
             {str(k): frozenset(map(str, v)) for k, v in other.get("test_marks", {}).items()},
             other_builds=frozenset(map(str, other.get("other_builds", ()))),
-
-
             module_name_calls=frozenset(map(str, other.get("module_name_calls", ()))),
         )
         cuda_only = {str(callee): frozenset(map(str, keywords))
