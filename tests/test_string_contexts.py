@@ -11,6 +11,7 @@ from npu_lint.analysis.cuda_library_guards import guards_cuda_library
 from npu_lint.analysis.environment import environment_use
 from npu_lint.config.settings import Settings
 from npu_lint.engine.engine import engine_for
+from npu_lint.run.fixer import Fixer
 
 
 def findings(body: str, select: str) -> list[tuple[int, str, str]]:
@@ -137,3 +138,22 @@ def test_a_table_of_getters_keeps_its_keys():
     result = engine_for(Settings(select=("NPU210",))).check_text(textwrap.dedent(body), "snippet.py")
     assert [(f.start.line, f.start.column, f.fix.applicability.value) for f in result.findings] \
         == [(4, 51, "safe"), (6, 21, "safe")]
+
+
+def test_a_table_of_choices_gets_the_npu_entry_beside_cuda():
+    # lm-eval 0.4.13's onnxruntime_ort.py: renamed, the "cuda" alias would pick the CANN provider on
+    # a CUDA host; the NPU's entry goes beside it, once, and a key that names no device gets none.
+    text = textwrap.dedent("""\
+    _EP_ALIASES = {
+        "cpu": "CPUExecutionProvider",
+        "cuda": "CUDAExecutionProvider",
+        "rocm": "ROCMExecutionProvider",
+        "trt": "TensorrtExecutionProvider",
+    }
+    NAMED = {"gpu": "CUDAExecutionProvider", "cpu": "CPUExecutionProvider", "dml": "DmlExecutionProvider"}
+    """)
+    fixed = Fixer(unsafe=True).fix_text(text, "a.py").text
+    assert fixed == text.replace('"cuda": "CUDAExecutionProvider",\n',
+                                 '"cuda": "CUDAExecutionProvider",\n    "npu": "CANNExecutionProvider",\n')
+    assert Fixer(unsafe=True).fix_text(fixed, "a.py").text == fixed
+    assert findings(text, "NPU404") == [(3, "NPU404", "unsafe"), (7, "NPU404", "display-only")]
