@@ -9,10 +9,20 @@ Advice about a training loop's speed (autograd's debugging aids left on) says no
 code: checking gradients is what the test is for. A script's own `def test(model, loader)` (the
 evaluation loop of pytorch/examples' MNIST) is no test: a bare `test*` name counts only for a
 method of a class named for tests.
+
+A test's expectation can mirror a text the test feeds to the code under test: lm-eval 0.4.13's
+tests/test_cli_subcommands.py parses `"pretrained=gpt2,device=cuda"` and asserts
+`args.model_args == {"pretrained": "gpt2", "device": "cuda"}`, and writes a YAML document with
+`device: cuda:1` and asserts `cfg.device == "cuda:1"`. No fix edits the text, so a renamed
+expectation alone fails the test.
 """
 from __future__ import annotations
 
+import re
+
 from astroid import nodes
+
+from npu_lint.analysis.arguments import argument_role, is_docstring
 
 _TEST_PREFIX = "test"  # pytest's python_functions default and unittest's testMethodPrefix
 
@@ -33,3 +43,35 @@ def _test_name(function: nodes.FunctionDef) -> bool:
         return True
     owner = function.parent
     return function.name.startswith(_TEST_PREFIX) and isinstance(owner, nodes.ClassDef) and "Test" in owner.name
+
+
+def expects_value_of_test_text(node: nodes.NodeNG, value: str) -> bool:
+    """Is `node`, whose string is `value`, part of what an `assert` in a test function expects,
+    while the same test holds `value` only inside a longer text (a command line, a YAML document)
+    that it hands over: neither prose (an assert's or a log's message) nor a docstring?"""
+    statement = node.statement()
+    if not isinstance(statement, nodes.Assert) or statement.fail is not None and _within(node, statement.fail):
+        return False
+    function = node.scope()
+    while not isinstance(function, nodes.Module) and not (isinstance(function, nodes.FunctionDef)
+                                                           and _test_name(function)):
+        function = function.parent.scope()
+    if isinstance(function, nodes.Module):
+        return False
+    word = re.compile(r"(?<![\w.:/-])" + re.escape(value) + r"(?![\w:])")
+    for text in function.nodes_of_class(nodes.Const):
+        if not isinstance(text.value, str) or len(text.value) <= len(value) or not word.search(text.value):
+            continue
+        holder = text.statement()
+        if isinstance(holder, nodes.Assert) or is_docstring(text) or argument_role(text) == "prose":
+            continue
+        return True
+    return False
+
+
+def _within(node: nodes.NodeNG, ancestor: nodes.NodeNG) -> bool:
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = node.parent
+    return False

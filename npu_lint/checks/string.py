@@ -47,6 +47,7 @@ from npu_lint.analysis.guards import guarded_by
 from npu_lint.analysis.names import bindings, compared_operands, qualified_name, values_stored_in_self
 from npu_lint.analysis.not_values import keyed_by_device_type, literal_members_declaring, not_a_value, parametrized_values
 from npu_lint.analysis.other_frameworks import other_framework_code
+from npu_lint.analysis.test_code import expects_value_of_test_text
 from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call, rewrites_every_word
 from npu_lint.checks.base import Check
 from npu_lint.checks.device_choice import absorb, added_entry, fold_device_strings, fold_table_entries
@@ -219,6 +220,8 @@ class StringCheck(Check):
             # `jax.devices("cuda")` in a module without torch: JAX's platform name; horovod's
             # spark/keras/remote.py sets `CUDA_VISIBLE_DEVICES` to hide GPUs from TensorFlow
             return
+        if self.torch_devices and expects_value_of_test_text(node, value):
+            return  # `assert args.model_args == {"device": "cuda"}` after parsing "device=cuda"
         if given_to_cuda_only_call(expression):
             return  # the library's call is the port (NPU403), its arguments with it
         if _argument_of_library_guarding_cuda_call(expression):
