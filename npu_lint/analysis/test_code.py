@@ -45,6 +45,15 @@ def _test_name(function: nodes.FunctionDef) -> bool:
     return function.name.startswith(_TEST_PREFIX) and isinstance(owner, nodes.ClassDef) and "Test" in owner.name
 
 
+def expected_by_test(node: nodes.NodeNG) -> bool:
+    """Is `node` part of what an `assert` in a test function expects (not its message)? OpenRLHF
+    0.11.2's tests/test_ray_env_vars.py: `assert env_vars["NCCL_DEBUG"] == "INFO"` checks the
+    environment its launcher hands to Ray, where that launcher sets it."""
+    statement = node.statement()
+    return isinstance(statement, nodes.Assert) and not (
+        statement.fail is not None and _within(node, statement.fail)) and in_test_function(node)
+
+
 def expects_value_of_test_text(node: nodes.NodeNG, value: str) -> bool:
     """Is `node`, whose string is `value`, part of what an `assert` in a test function expects,
     while the same test holds `value` only inside a longer text (a command line, a YAML document)

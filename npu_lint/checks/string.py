@@ -18,6 +18,9 @@ A rule with `quiet_deciding` (names of code only CUDA's counterpart runs: the CU
 options of ONNX Runtime) leaves alone a comparison with the value that decides code naming one
 of them: `(p, {"use_tf32": "0"}) if p == "CUDAExecutionProvider" else p` is that code's own test.
 
+A rule with nothing to rename (NPU212's NCCL variables) is quiet in what a test's `assert` expects
+(`assert env_vars["NCCL_DEBUG"] == "WARN"`): it speaks where the code under test names the value.
+
 A string ending in a colon ("cuda:") is a prefix: it is matched where it is
 used as one, `s.startswith("cuda:")` and `"cuda:" + str(i)`.
 
@@ -47,7 +50,7 @@ from npu_lint.analysis.guards import guarded_by
 from npu_lint.analysis.names import bindings, compared_operands, qualified_name, values_stored_in_self
 from npu_lint.analysis.not_values import keyed_by_device_type, literal_members_declaring, not_a_value, parametrized_values
 from npu_lint.analysis.other_frameworks import other_framework_code
-from npu_lint.analysis.test_code import expects_value_of_test_text
+from npu_lint.analysis.test_code import expected_by_test, expects_value_of_test_text
 from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call, rewrites_every_word
 from npu_lint.checks.base import Check
 from npu_lint.checks.device_choice import absorb, added_entry, fold_device_strings, fold_table_entries
@@ -222,6 +225,10 @@ class StringCheck(Check):
             return
         if self.torch_devices and expects_value_of_test_text(node, value):
             return  # `assert args.model_args == {"device": "cuda"}` after parsing "device=cuda"
+        if not (self.replace or self.replace_part) and expected_by_test(node):
+            # `assert env_vars["NCCL_DEBUG"] == "INFO"`: a rule with nothing to rename speaks where
+            # the code under test sets the name, not where its test checks it
+            return
         if given_to_cuda_only_call(expression):
             return  # the library's call is the port (NPU403), its arguments with it
         if _argument_of_library_guarding_cuda_call(expression):
