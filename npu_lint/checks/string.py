@@ -223,11 +223,14 @@ class StringCheck(Check):
             # `jax.devices("cuda")` in a module without torch: JAX's platform name; horovod's
             # spark/keras/remote.py sets `CUDA_VISIBLE_DEVICES` to hide GPUs from TensorFlow
             return
-        if self.torch_devices and expects_value_of_test_text(node, value):
-            return  # `assert args.model_args == {"device": "cuda"}` after parsing "device=cuda"
-        if not (self.replace or self.replace_part) and expected_by_test(node):
+        if (self.torch_devices or self.only_in == "comparison") and expects_value_of_test_text(node, value):
+            # `assert args.model_args == {"device": "cuda"}` after parsing "device=cuda": neither a
+            # fix nor transfer_to_npu rewrites the text
+            return
+        if not (self.replace or self.replace_part) and self.only_in is None and expected_by_test(node):
             # `assert env_vars["NCCL_DEBUG"] == "INFO"`: a rule with nothing to rename speaks where
-            # the code under test sets the name, not where its test checks it
+            # the code under test sets the name, not where its test checks it (a rule about
+            # comparisons, NPU114, speaks about the test itself)
             return
         if given_to_cuda_only_call(expression):
             return  # the library's call is the port (NPU403), its arguments with it
