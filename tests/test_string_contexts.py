@@ -11,6 +11,7 @@ from npu_lint.analysis.cuda_library_guards import guards_cuda_library
 from npu_lint.analysis.environment import environment_use
 from npu_lint.config.settings import Settings
 from npu_lint.engine.engine import engine_for
+from npu_lint.run.fixer import Fixer
 
 
 def findings(body: str, select: str) -> list[tuple[int, str, str]]:
@@ -156,3 +157,22 @@ def test_accelerator_names_are_lightnings_where_lightning_is_imported(lightning,
     fabric_kwargs = {{"accelerator": "cuda", "devices": 1}}
     """
     assert findings(body, "NPU11") == expected
+
+
+def test_a_table_of_choices_gets_the_npu_entry_beside_cuda():
+    # lm-eval 0.4.13's onnxruntime_ort.py: renamed, the "cuda" alias would pick the CANN provider on
+    # a CUDA host; the NPU's entry goes beside it, once, and a key that names no device gets none.
+    text = textwrap.dedent("""\
+    _EP_ALIASES = {
+        "cpu": "CPUExecutionProvider",
+        "cuda": "CUDAExecutionProvider",
+        "rocm": "ROCMExecutionProvider",
+        "trt": "TensorrtExecutionProvider",
+    }
+    NAMED = {"gpu": "CUDAExecutionProvider", "cpu": "CPUExecutionProvider", "dml": "DmlExecutionProvider"}
+    """)
+    fixed = Fixer(unsafe=True).fix_text(text, "a.py").text
+    assert fixed == text.replace('"cuda": "CUDAExecutionProvider",\n',
+                                 '"cuda": "CUDAExecutionProvider",\n    "npu": "CANNExecutionProvider",\n')
+    assert Fixer(unsafe=True).fix_text(fixed, "a.py").text == fixed
+    assert findings(text, "NPU404") == [(3, "NPU404", "unsafe"), (7, "NPU404", "display-only")]

@@ -14,10 +14,20 @@ fixtures run only for tests too:
     class ModelCheckpointTest:                       Poutyne's tests/framework/callbacks/test_checkpoint.py
         def setup_method(self):
             self.optimizer = torch.optim.SGD(self.pytorch_network.parameters(), lr=1e-3)
+
+A test's expectation can mirror a text the test feeds to the code under test: lm-eval 0.4.13's
+tests/test_cli_subcommands.py parses `"pretrained=gpt2,device=cuda"` and asserts
+`args.model_args == {"pretrained": "gpt2", "device": "cuda"}`, and writes a YAML document with
+`device: cuda:1` and asserts `cfg.device == "cuda:1"`. No fix edits the text, so a renamed
+expectation alone fails the test.
 """
 from __future__ import annotations
 
+import re
+
 from astroid import nodes
+
+from npu_lint.analysis.arguments import argument_role, is_docstring
 
 _TEST_PREFIX = "test"  # pytest's python_functions default and unittest's testMethodPrefix
 # What unittest and pytest's xunit-style hooks call around a test class's tests.
@@ -55,4 +65,45 @@ def _is_fixture(function: nodes.FunctionDef) -> bool:
             decorator = decorator.func
         if decorator.as_string() in _FIXTURE_DECORATORS:
             return True
+    return False
+
+
+def expected_by_test(node: nodes.NodeNG) -> bool:
+    """Is `node` part of what an `assert` in a test function expects (not its message)? OpenRLHF
+    0.11.2's tests/test_ray_env_vars.py: `assert env_vars["NCCL_DEBUG"] == "INFO"` checks the
+    environment its launcher hands to Ray, where that launcher sets it."""
+    statement = node.statement()
+    return isinstance(statement, nodes.Assert) and not (
+        statement.fail is not None and _within(node, statement.fail)) and in_test_function(node)
+
+
+def expects_value_of_test_text(node: nodes.NodeNG, value: str) -> bool:
+    """Is `node`, whose string is `value`, part of what an `assert` in a test function expects,
+    while the same test holds `value` only inside a longer text (a command line, a YAML document)
+    that it hands over: neither prose (an assert's or a log's message) nor a docstring?"""
+    statement = node.statement()
+    if not isinstance(statement, nodes.Assert) or statement.fail is not None and _within(node, statement.fail):
+        return False
+    function = node.scope()
+    while not isinstance(function, nodes.Module) and not (isinstance(function, nodes.FunctionDef)
+                                                           and _test_name(function)):
+        function = function.parent.scope()
+    if isinstance(function, nodes.Module):
+        return False
+    word = re.compile(r"(?<![\w.:/-])" + re.escape(value) + r"(?![\w:])")
+    for text in function.nodes_of_class(nodes.Const):
+        if not isinstance(text.value, str) or len(text.value) <= len(value) or not word.search(text.value):
+            continue
+        holder = text.statement()
+        if isinstance(holder, nodes.Assert) or is_docstring(text) or argument_role(text) == "prose":
+            continue
+        return True
+    return False
+
+
+def _within(node: nodes.NodeNG, ancestor: nodes.NodeNG) -> bool:
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = node.parent
     return False

@@ -197,7 +197,7 @@ def _entry_beside(ctx: ModuleContext, node: nodes.NodeNG, finding: Finding) -> F
     unless `node` is an entry's value."""
     value = node.parent if isinstance(node.parent, nodes.Call) and node.parent.func is node else node
     key = _dispatch_key(value)
-    return _added_entry(ctx, key, value, finding) if key is not None else None
+    return added_entry(ctx, key, value, finding) if key is not None else None
 
 
 def fold_table_entries(ctx: ModuleContext, reported: Iterable[tuple[nodes.Const, Finding]]) -> None:
@@ -223,7 +223,7 @@ def fold_table_entries(ctx: ModuleContext, reported: Iterable[tuple[nodes.Const,
                     and other.fix.edits and span[0] <= other.start and other.end <= span[1]:
                 merged = absorb(merged, other)
                 dropped.add(id(other))
-        replaced[id(finding)] = _added_entry(ctx, key, value, merged) or merged
+        replaced[id(finding)] = added_entry(ctx, key, value, merged) or merged
     if replaced:
         ctx.findings[:] = [replaced.get(id(f), f) for f in ctx.findings if id(f) not in dropped]
 
@@ -231,7 +231,7 @@ def fold_table_entries(ctx: ModuleContext, reported: Iterable[tuple[nodes.Const,
 _NAMES_CUDA = re.compile(r"cuda", re.IGNORECASE)
 
 
-def _added_entry(ctx: ModuleContext, key: nodes.NodeNG, value: nodes.NodeNG, finding: Finding) -> Finding | None:
+def added_entry(ctx: ModuleContext, key: nodes.NodeNG, value: nodes.NodeNG, finding: Finding) -> Finding | None:
     """`finding`'s fix rewritten to add the entry `key: value` as its edits inside the entry make
     it, after the entry; None when the entry spans lines."""
     start, end = ctx.start(key), ctx.end(value)

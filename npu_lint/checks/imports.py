@@ -1,5 +1,6 @@
 """kind: import -- importing a CUDA-only library (apex, flash_attn, ...), also by a string name
-(`importlib.import_module("cupy")`, `__import__("cupy")`, monai's `optional_import("pynvml")`).
+(`importlib.import_module("cupy")`, `__import__("cupy")`, monai's `optional_import("pynvml")`,
+AutoAWQ's `try_import("awq_ext")`).
 
 A module that imports one library in many places (accelerate's tests/test_quantization.py imports
 bitsandbytes in each test) gets one finding per library and advice: the first import reports, the
@@ -21,8 +22,11 @@ from npu_lint.core.suppression_comments import may_hide
 
 # Functions that import the module a string names. `optional_import` is monai's (monai.utils),
 # which returns (module, flag) and a stub that raises on use when the import fails; a project's
-# own helper of that name does the same job.
-_STRING_IMPORTERS = ("import_module", "__import__", "optional_import")
+# own helper of that name does the same job. `try_import` is AutoAWQ's (awq.utils.module, its
+# `module_name` through importlib.import_module), which returns (module or None, error text).
+_STRING_IMPORTERS = ("import_module", "__import__", "optional_import", "try_import")
+# The keyword each importer names its module by, where it is not `name`
+_MODULE_KEYWORDS = {"optional_import": "module", "try_import": "module_name"}
 
 
 class ImportCheck(Check):
@@ -207,7 +211,7 @@ def _string_imported(call: nodes.Call) -> Optional[str]:
         return None
     if function == "__import__" and not isinstance(call.func, nodes.Name):
         return None
-    argument = call.args[0] if call.args else keyword(call, "module" if function == "optional_import" else "name")
+    argument = call.args[0] if call.args else keyword(call, _MODULE_KEYWORDS.get(function, "name"))
     if not (isinstance(argument, nodes.Const) and isinstance(argument.value, str)):
         return None
     return argument.value if argument.value and not argument.value.startswith(".") else None

@@ -18,6 +18,9 @@ A rule with `quiet_deciding` (names of code only CUDA's counterpart runs: the CU
 options of ONNX Runtime) leaves alone a comparison with the value that decides code naming one
 of them: `(p, {"use_tf32": "0"}) if p == "CUDAExecutionProvider" else p` is that code's own test.
 
+A rule with nothing to rename (NPU212's NCCL variables) is quiet in what a test's `assert` expects
+(`assert env_vars["NCCL_DEBUG"] == "WARN"`): it speaks where the code under test names the value.
+
 A string ending in a colon ("cuda:") is a prefix: it is matched where it is
 used as one, `s.startswith("cuda:")` and `"cuda:" + str(i)`.
 
@@ -45,12 +48,13 @@ from npu_lint.analysis.cuda_library_guards import (
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.guards import guarded_by
 from npu_lint.analysis.names import bindings, compared_operands, qualified_name, values_stored_in_self
-from npu_lint.analysis.not_values import literal_members_declaring, not_a_value, parametrized_values
+from npu_lint.analysis.not_values import keyed_by_device_type, literal_members_declaring, not_a_value, parametrized_values
 from npu_lint.analysis.other_frameworks import other_framework_code
+from npu_lint.analysis.test_code import expected_by_test, expects_value_of_test_text
 from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call, rewrites_every_word
 from npu_lint.checks.base import Check
-from npu_lint.checks.device_choice import absorb, fold_device_strings, fold_table_entries
-from npu_lint.core.findings import Applicability, Edit, Finding, Related
+from npu_lint.checks.device_choice import absorb, added_entry, fold_device_strings, fold_table_entries
+from npu_lint.core.findings import Applicability, Edit, Finding, Fix, Related
 
 
 # A name an environment (or a configuration) is keyed by: `CUDA_VISIBLE_DEVICES`, `NCCL_DEBUG`.
@@ -176,6 +180,9 @@ class StringCheck(Check):
         # comparison with the value that decides such code is that code's own test, and says no on
         # the NPU as it should (`(p, {"use_tf32": "0"}) if p == "CUDAExecutionProvider" else p`)
         self.quiet_deciding = frozenset(rule.match.get("quiet_deciding", ()))
+        # the values of a vocabulary a table of choices maps names to (ONNX Runtime's providers):
+        # in such a table the CUDA entry is one choice, and the NPU's goes beside it
+        self.choice_values = re.compile(rule.match["choice_values"]) if "choice_values" in rule.match else None
 
     def triggers(self) -> frozenset:
         return frozenset()
@@ -215,6 +222,15 @@ class StringCheck(Check):
         if (self.torch_devices or self.safe_in == "environment") and other_framework_code(node):
             # `jax.devices("cuda")` in a module without torch: JAX's platform name; horovod's
             # spark/keras/remote.py sets `CUDA_VISIBLE_DEVICES` to hide GPUs from TensorFlow
+            return
+        if (self.torch_devices or self.only_in == "comparison") and expects_value_of_test_text(node, value):
+            # `assert args.model_args == {"device": "cuda"}` after parsing "device=cuda": neither a
+            # fix nor transfer_to_npu rewrites the text
+            return
+        if not (self.replace or self.replace_part) and self.only_in is None and expected_by_test(node):
+            # `assert env_vars["NCCL_DEBUG"] == "INFO"`: a rule with nothing to rename speaks where
+            # the code under test sets the name, not where its test checks it (a rule about
+            # comparisons, NPU114, speaks about the test itself)
             return
         if given_to_cuda_only_call(expression):
             return  # the library's call is the port (NPU403), its arguments with it
@@ -273,6 +289,10 @@ class StringCheck(Check):
             # `accelerator in ("cuda", "gpu")`: names listed for one argument are alternatives of one
             # choice; with nothing to edit, the collection is one finding (a list of .cu files is not)
             return
+        choice_key = self._key_in_table_of_choices(expression)
+        if choice_key is not None:
+            self._report_choice(ctx, node, choice_key, edit, value, replacement, not_rewritten)
+            return
         also = ()
         if edit is not None and membership_collection(expression):
             edit = _beside(ctx, node, edit)
@@ -312,6 +332,49 @@ class StringCheck(Check):
             _hold_back_tests_of_unfixed_calls(ctx, ctx.scratch[self])
         if self.settings.strategy == "manual" and (self, "keys") in ctx.scratch:
             fold_table_entries(ctx, ctx.scratch[(self, "keys")])  # `{"cuda": "nccl", "cpu": "gloo"}`
+
+    def _key_in_table_of_choices(self, expression: nodes.NodeNG) -> nodes.NodeNG | None:
+        """The key of the entry whose value `expression` is, in a table that maps names to values
+        of the rule's `choice_values` and lists two more of them (lm-eval 0.4.13's onnxruntime_ort.py:
+        `_EP_ALIASES = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider", "rocm":
+        "ROCMExecutionProvider", ..., "trt": "TensorrtExecutionProvider"}`, the names a user picks a
+        provider by); None elsewhere."""
+        table = expression.parent
+        if self.choice_values is None or not isinstance(table, nodes.Dict):
+            return None
+        key = next((key for key, item in table.items if item is expression), None)
+        if not (isinstance(key, nodes.Const) and isinstance(key.value, str)):
+            return None
+        if key.value.startswith("cuda") and keyed_by_device_type(table):
+            return None  # a table per device type: the key's rule adds the NPU's entry (fold_table_entries)
+        values = [string_template(item) for _key, item in table.items if item is not expression]
+        others = {other for other in values
+                  if other is not None and self.choice_values.search(other) and not self.pattern.search(other)}
+        return key if len(others) >= 2 else None
+
+    def _report_choice(self, ctx: ModuleContext, node: nodes.NodeNG, key: nodes.Const, edit: Edit | None,
+                       value: str, replacement: str, not_rewritten: str) -> None:
+        """In a table of choices the CUDA entry is one of them, right on a CUDA host: renamed, the
+        name that picks CUDA would pick the NPU's provider. The fix adds the NPU's entry beside it,
+        keyed by the NPU's device name where CUDA's key names CUDA's ("cuda" -> "npu"); an entry
+        without a replacement (TensorRT's) is a choice nobody makes on the NPU, and no finding."""
+        if edit is None or replacement == value or any(
+                string_template(item) == replacement for _key, item in key.parent.items):
+            return  # TensorRT's entry, or a table that offers the NPU's provider already
+        key_edit = edits.string_prefix_edit(ctx, key, "cuda", "npu")
+        count = len(ctx.findings)
+        ctx.report(self.rule, node, edits=(edit, key_edit) if key_edit else (edit,), value=value,
+                   replacement=replacement, fix_message=f"Use `{replacement}`", not_rewritten=not_rewritten)
+        if len(ctx.findings) == count:
+            return
+        finding = ctx.findings[-1]
+        if key_edit is None:
+            added = dataclasses.replace(finding, fix=Fix(
+                Applicability.DISPLAY_ONLY, f"Add an entry for `{replacement}` beside CUDA's"))
+        else:
+            added = added_entry(ctx, key, node, finding) or dataclasses.replace(finding, fix=Fix(
+                Applicability.DISPLAY_ONLY, f"Add an entry for `{replacement}` beside CUDA's"))
+        ctx.findings[-1] = added
 
     def _said_in_statement(self, node: nodes.NodeNG, value: str, ctx: ModuleContext) -> bool:
         """`os.environ["CUBLAS_WORKSPACE_CONFIG"] = os.environ.get("CUBLAS_WORKSPACE_CONFIG", ...)`,

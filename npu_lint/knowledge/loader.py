@@ -28,7 +28,7 @@ KIND_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "string": {"pattern": str, "argument": str, "outside_argument": str, "replace": dict, "replace_part": dict,
                "triggers": list,
                "outside_wrapper": str, "only_in": str, "safe_in": str, "given_only": str,
-               "in_paths": bool, "quiet_deciding": list},
+               "in_paths": bool, "quiet_deciding": list, "choice_values": str},
     "import": {"modules": list, "suggestions": dict, "runs_on_npu": list, "used_only": bool},
     "check": {"check": str},
     "argument": {"calls": list, "argument": str, "position": int, "missing": bool, "values": list,
@@ -115,10 +115,11 @@ def _parse_match(kind: str, raw: Any, err) -> dict:
             re.compile(raw["pattern"])
         except re.error as exc:
             raise err("match.pattern", f"not a valid regular expression: {exc}") from None
-        try:
-            re.compile(raw.get("given_only", ""))
-        except re.error as exc:
-            raise err("match.given_only", f"not a valid regular expression: {exc}") from None
+        for field in ("given_only", "choice_values"):
+            try:
+                re.compile(raw.get(field, ""))
+            except re.error as exc:
+                raise err(f"match.{field}", f"not a valid regular expression: {exc}") from None
     if kind == "string" and not (raw.get("replace") or raw.get("triggers")):
         raise err("match.triggers", "a string rule needs 'replace' or 'triggers' (words the file must contain)")
     if kind == "argument" and not (raw.get("calls") or raw.get("any_call")):
