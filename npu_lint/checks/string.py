@@ -544,12 +544,12 @@ def _compared_with_command_line(node: nodes.NodeNG) -> bool:
 _PARSER_METHODS = frozenset({"parse_args", "parse_known_args"})
 
 
-def _parsed_arguments(name: nodes.Name) -> bool:
+def _parsed_arguments(name: nodes.Name, depth: int = 0) -> bool:
     assignments = bindings(name)
-    return bool(assignments) and all(_binds_parsed_arguments(assignment) for assignment in assignments)
+    return bool(assignments) and all(_binds_parsed_arguments(assignment, depth) for assignment in assignments)
 
 
-def _binds_parsed_arguments(assignment: nodes.NodeNG) -> bool:
+def _binds_parsed_arguments(assignment: nodes.NodeNG, depth: int = 0) -> bool:
     if not isinstance(assignment, nodes.AssignName):
         return False
     parent = assignment.parent
@@ -563,6 +563,12 @@ def _binds_parsed_arguments(assignment: nodes.NodeNG) -> bool:
     value = parent.value if isinstance(parent, nodes.Assign) else None
     if isinstance(value, nodes.Call) and isinstance(value.func, nodes.Name) and not value.args and not value.keywords:
         return _returns_parsed_arguments(value.func)
+    handed = [argument for argument in value.args if isinstance(argument, nodes.Name)
+              and argument.name == assignment.name] if isinstance(value, nodes.Call) else []
+    if handed and depth < 3:
+        # `args, input_log_messages = tools.check_args(args)` (MACE's run_train.py): the options,
+        # checked and handed back under their name, if what was handed over was parsed
+        return _parsed_arguments(handed[0], depth + 1)
     return _parser_call(value)
 
 
