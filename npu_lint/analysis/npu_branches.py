@@ -93,7 +93,8 @@ take is not reported. A path is off the NPU when
   name bound once to one) in a module that asks it for the NPU too (`is_npu()`): FastVideo's and
   SGLang's platform layers answer "CUDA" on CUDA hosts alone; also where the module asks for a
   platform plugin instead (vLLM's `is_out_of_tree()`: the NPU's platform is a plugin, vllm-ascend);
-- it is the default of a parameter, or of a class's field, that the function, or the class's
+- it is the default of a parameter, of a class's field, or of an option a local name takes
+  (`device = kwargs.get("device", "cuda")`, FunASR's AutoModel), that the function, or the class's
   methods, test for the NPU (lmdeploy's `device_type: str = 'cuda'` beside `assert
   self.device_type in ['cuda', 'ascend', 'maca', 'camb']`): the NPU is a value the code takes
   from its callers, and the default is the CUDA hosts';
@@ -318,7 +319,8 @@ def _default_replaced_on_npu(arguments: nodes.Arguments, default: nodes.NodeNG) 
 
 
 def _default_of_value_tested_for_npu(parent: nodes.NodeNG, child: nodes.NodeNG) -> bool:
-    """A parameter's or a class field's "cuda" default where the function, or the class's methods,
+    """A parameter's, a class field's or an option's (`.get(key, "cuda")` stored in a local name)
+    "cuda" default where the function, or the class's methods,
     test that value for the NPU (lmdeploy's `device_type: str = 'cuda'` beside `assert
     self.device_type in ['cuda', 'ascend', 'maca', 'camb']`, its `is_bf16_supported(device_type=
     'cuda')` with an `elif device_type == 'ascend':` branch): the NPU is a value the code already
@@ -338,6 +340,16 @@ def _default_of_value_tested_for_npu(parent: nodes.NodeNG, child: nodes.NodeNG) 
         if len(targets) != 1 or not isinstance(targets[0], nodes.AssignName):
             return False
         return f"self.{targets[0].name}" in _npu_subjects(parent.parent)
+    if isinstance(parent, nodes.Call) and isinstance(parent.func, nodes.Attribute) and parent.func.attrname == "get" \
+            and len(parent.args) == 2 and child is parent.args[1]:
+        # `device = kwargs.get("device", "cuda")`, then `device.startswith("npu") and not
+        # is_npu_available()` (FunASR's AutoModel): the option's default, as a parameter's is
+        statement = parent.parent
+        if not (isinstance(statement, nodes.Assign) and statement.value is parent and len(statement.targets) == 1
+                and isinstance(statement.targets[0], nodes.AssignName)):
+            return False
+        function = statement.scope()
+        return isinstance(function, nodes.FunctionDef) and statement.targets[0].name in _npu_subjects(function)
     return False
 
 
