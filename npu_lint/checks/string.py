@@ -141,6 +141,16 @@ def membership_collection(node: nodes.NodeNG) -> bool:
         operand is collection and op in ("in", "not in") for op, operand in compare.ops)
 
 
+def _compared_as_record(collection: nodes.NodeNG) -> bool:
+    """`(default.host, default.port, default.device, default.model) == ("0.0.0.0", 8000, "cuda",
+    "auto")` (FunASR's tests of its server's defaults): a tuple compared for equality is one value
+    per position, not a list of alternatives; a name added beside "cuda" would shift the positions
+    after it and make the tuples differ in length."""
+    compare = collection.parent
+    return isinstance(collection, nodes.Tuple) and isinstance(compare, nodes.Compare) \
+        and all(op in ("==", "!=") for op, _operand in compare.ops)
+
+
 def is_compared(node: nodes.NodeNG) -> bool:
     """`x == "cuda"`, `"cuda" in s`, `s.startswith("cuda")`."""
     parent = node.parent
@@ -274,7 +284,7 @@ class StringCheck(Check):
             # choice; with nothing to edit, the collection is one finding (a list of .cu files is not)
             return
         also = ()
-        if edit is not None and membership_collection(expression):
+        if edit is not None and membership_collection(expression) and not _compared_as_record(expression.parent):
             edit = _beside(ctx, node, edit)
             fix_message = f"Add `{replacement}` beside `{value}`"
         elif renamed is not None:
