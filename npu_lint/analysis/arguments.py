@@ -45,6 +45,7 @@ class NotValues:
     test_label_methods: frozenset[str] = frozenset()  # methods whose every argument labels a test
     # mark namespaces -> the marks in it that hand their values to the test (the others label it)
     test_marks: dict[str, frozenset[str]] = dataclasses.field(default_factory=dict)
+    build_toolkit_calls: dict[str, str] = dataclasses.field(default_factory=dict)  # callable -> toolkit keyword
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,6 +91,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
             frozenset(map(str, other.get("kernel_languages", ()))),
             frozenset(map(str, other.get("test_label_methods", ()))),
             {str(k): frozenset(map(str, v)) for k, v in other.get("test_marks", {}).items()},
+            {str(k): str(v) for k, v in other.get("build_toolkit_calls", {}).items()},
         )
         cuda_only = {str(callee): frozenset(map(str, keywords))
                      for callee, keywords in data.get("cuda_only_keywords", {}).items()}
