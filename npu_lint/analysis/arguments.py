@@ -49,6 +49,7 @@ class NotValues:
     test_marks: dict[str, frozenset[str]] = dataclasses.field(default_factory=dict)
     other_builds: frozenset[str] = frozenset()  # builds of torch no device is named for (ROCm's)
     module_name_calls: frozenset[str] = frozenset()  # calls whose first argument names a module or library
+    build_toolkit_calls: dict[str, str] = dataclasses.field(default_factory=dict)  # callable -> toolkit keyword
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,6 +99,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
             {str(k): frozenset(map(str, v)) for k, v in other.get("test_marks", {}).items()},
             other_builds=frozenset(map(str, other.get("other_builds", ()))),
             module_name_calls=frozenset(map(str, other.get("module_name_calls", ()))),
+            build_toolkit_calls={str(k): str(v) for k, v in other.get("build_toolkit_calls", {}).items()},
         )
         cuda_only = {str(callee): frozenset(map(str, keywords))
                      for callee, keywords in data.get("cuda_only_keywords", {}).items()}

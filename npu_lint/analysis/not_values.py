@@ -62,6 +62,9 @@
                                         CUDA (CLIP's `load(jit=True)` patches it to the device
                                         asked for)
 
+    include_paths(device_type="cuda")   the toolkit whose headers a C++ extension build takes
+                                        (TorchANI's cuAEV build): the build is the port
+
     ["python", "cpp", "cuda", "lua"]    a list of words of another vocabulary (programming
                                         languages): no other device, backend or build beside it
 
@@ -102,7 +105,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
     class", 'test label', 'test mark label', 'test parameter name', 'build for a platform', 'build of torch', 'CUDA
     kernel workaround', 'text of a test case', 'implementation choice', 'device recorded in a
     TorchScript graph', 'word of another vocabulary', 'text of a program's output', 'name of a module
-    or library', 'registry key', "path of a library's CUDA device"), or None when it is one."""
+    or library', 'registry key', "path of a library's CUDA device", 'toolkit of a C++ build'), or None
+    when it is one."""
     if _in_literal_type(node):
         return "type"
     if _enum_member_value(node):
@@ -155,7 +159,38 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "registry key"
     if _on_library_cuda_path(node):
         return "path of a library's CUDA device"
+    if _toolkit_of_build(node):
+        return "toolkit of a C++ build"
     return None
+
+
+def _toolkit_of_build(node: nodes.NodeNG) -> bool:
+    """`torch.utils.cpp_extension.include_paths(device_type="cuda")` (TorchANI's cli.py, before
+    `load(..., extra_cuda_cflags=nvcc_args)`), or `{"device_type": "cuda"}` unpacked into it (its
+    setup.py, for the CUDAExtension of cuAEV): the CUDA toolkit's headers for a C++ build, not a
+    device. The build is the port (NPU410, NPU412); "npu" would only drop the headers."""
+    toolkit_calls = tables().not_values.build_toolkit_calls
+    slot = _argument_slot(node)
+    if slot is not None:
+        call, _argument, keyword = slot
+        name = qualified_name(call.func)
+        return name in toolkit_calls and keyword in (toolkit_calls[name], None) \
+            and (keyword is not None or call.args[0] is node)
+    mapping = node.parent
+    if not isinstance(mapping, nodes.Dict):
+        return False
+    key = next((key for key, value in mapping.items if value is node), None)
+    statement = mapping.parent
+    if not (isinstance(key, nodes.Const) and isinstance(statement, (nodes.Assign, nodes.AnnAssign))
+            and statement.value is mapping):
+        return False
+    targets = statement.targets if isinstance(statement, nodes.Assign) else [statement.target]
+    if len(targets) != 1 or not isinstance(targets[0], nodes.AssignName):
+        return False
+    unpacked = [keyword.parent for keyword in statement.scope().nodes_of_class(nodes.Keyword)
+                if keyword.arg is None and isinstance(keyword.value, nodes.Name)
+                and keyword.value.name == targets[0].name and isinstance(keyword.parent, nodes.Call)]
+    return bool(unpacked) and all(toolkit_calls.get(qualified_name(call.func) or "") == key.value for call in unpacked)
 
 
 def _on_library_cuda_path(node: nodes.NodeNG) -> bool:

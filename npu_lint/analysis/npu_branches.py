@@ -36,6 +36,9 @@ take is not reported. A path is off the NPU when
 - it is one device's record in a table that holds the NPU's record: a list of calls to one
   constructor, one per device (xinference's `DeviceSpec(name="cuda", ...)` beside
   `DeviceSpec(name="npu", ...)`), or the value of the "cuda" key of a mapping with an "npu" key;
+- it is CUDA's case in a run of assertions on one function that holds the NPU's case
+  (`assert resolve_device_type("cuda:0") == "cuda"` beside `... ("npu:1") == "npu"`, FunASR's
+  tests of its device helper);
 - it is the value of a constant named for CUDA in a class or module whose constant named for
   the NPU holds "npu" (MindStudio Probe's `Const`: `NPU_LOWERCASE = 'npu'` beside
   `CUDA_LOWERCASE = 'cuda'`, which the code compares devices with);
@@ -95,7 +98,8 @@ take is not reported. A path is off the NPU when
   name bound once to one) in a module that asks it for the NPU too (`is_npu()`): FastVideo's and
   SGLang's platform layers answer "CUDA" on CUDA hosts alone; also where the module asks for a
   platform plugin instead (vLLM's `is_out_of_tree()`: the NPU's platform is a plugin, vllm-ascend);
-- it is the default of a parameter, or of a class's field, that the function, or the class's
+- it is the default of a parameter, of a class's field, or of an option a local name takes
+  (`device = kwargs.get("device", "cuda")`, FunASR's AutoModel), that the function, or the class's
   methods, test for the NPU (lmdeploy's `device_type: str = 'cuda'` beside `assert
   self.device_type in ['cuda', 'ascend', 'maca', 'camb']`): the NPU is a value the code takes
   from its callers, and the default is the CUDA hosts';
@@ -217,6 +221,10 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
             # not under transfer_to_npu: torch.cuda.is_available() is true on the NPU there, and a
             # registry that probes CUDA's record first picks it (xinference's env_name)
             return True
+        if (ctx is None or ctx.settings.strategy != "auto") and _case_beside_npu_case(parent, child):
+            # not under transfer_to_npu, whose torch.device("cuda:0") is the NPU's: a helper that
+            # parses through it answers "npu" for CUDA's case there
+            return True
         if _after_npu_exit(parent, child):
             return True
         if isinstance(parent, nodes.Assign) and child is parent.value and _constant_beside_npu_constant(parent):
@@ -317,7 +325,8 @@ def _default_replaced_on_npu(arguments: nodes.Arguments, default: nodes.NodeNG) 
 
 
 def _default_of_value_tested_for_npu(parent: nodes.NodeNG, child: nodes.NodeNG) -> bool:
-    """A parameter's or a class field's "cuda" default where the function, or the class's methods,
+    """A parameter's, a class field's or an option's (`.get(key, "cuda")` stored in a local name)
+    "cuda" default where the function, or the class's methods,
     test that value for the NPU (lmdeploy's `device_type: str = 'cuda'` beside `assert
     self.device_type in ['cuda', 'ascend', 'maca', 'camb']`, its `is_bf16_supported(device_type=
     'cuda')` with an `elif device_type == 'ascend':` branch): the NPU is a value the code already
@@ -337,6 +346,16 @@ def _default_of_value_tested_for_npu(parent: nodes.NodeNG, child: nodes.NodeNG) 
         if len(targets) != 1 or not isinstance(targets[0], nodes.AssignName):
             return False
         return f"self.{targets[0].name}" in _npu_subjects(parent.parent)
+    if isinstance(parent, nodes.Call) and isinstance(parent.func, nodes.Attribute) and parent.func.attrname == "get" \
+            and len(parent.args) == 2 and child is parent.args[1]:
+        # `device = kwargs.get("device", "cuda")`, then `device.startswith("npu") and not
+        # is_npu_available()` (FunASR's AutoModel): the option's default, as a parameter's is
+        statement = parent.parent
+        if not (isinstance(statement, nodes.Assign) and statement.value is parent and len(statement.targets) == 1
+                and isinstance(statement.targets[0], nodes.AssignName)):
+            return False
+        function = statement.scope()
+        return isinstance(function, nodes.FunctionDef) and statement.targets[0].name in _npu_subjects(function)
     return False
 
 
@@ -561,6 +580,37 @@ def _record_beside_npu_record(parent: nodes.NodeNG, child: nodes.NodeNG) -> bool
         key = next((key for key, value in parent.items if value is child), None)
         return key is not None and _is_cuda_string(key) and any(_is_npu_string(other) for other, _value in parent.items)
     return False
+
+
+def _case_beside_npu_case(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> bool:
+    """`child` is CUDA's case in a run of assertions on one function that holds the NPU's case:
+    `assert device_utils.resolve_autocast_device_type("cuda:0") == "cuda"` beside
+    `assert device_utils.resolve_autocast_device_type("npu:1") == "npu"` (FunASR's tests of its
+    device helper). The case checks how the function treats CUDA's name, right on every host;
+    "npu" there would check the NPU twice and CUDA never."""
+    callee = _asserted_callee(child)
+    if callee is None or names_npu(child):
+        return False
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(block_owner, field, None)
+        if isinstance(block, list) and any(child is statement for statement in block):
+            return any(other is not child and _asserted_callee(other) == callee and names_npu(other)
+                       for other in block)
+    return False
+
+
+def _asserted_callee(statement: nodes.NodeNG) -> Optional[str]:
+    """The function whose answer the statement asserts: `assert f(...) == ...`, or
+    `self.assertEqual(f(...), ...)`."""
+    if isinstance(statement, nodes.Assert) and isinstance(statement.test, nodes.Compare):
+        checked = statement.test.left
+    elif isinstance(statement, nodes.Expr) and isinstance(statement.value, nodes.Call) \
+            and isinstance(statement.value.func, nodes.Attribute) \
+            and statement.value.func.attrname.startswith("assert") and statement.value.args:
+        checked = statement.value.args[0]
+    else:
+        return None
+    return checked.func.as_string() if isinstance(checked, nodes.Call) else None
 
 
 def _constant_name(assign: nodes.Assign) -> Optional[str]:

@@ -10,6 +10,8 @@ import enum
 import astroid
 from astroid import nodes, util
 
+from npu_lint.analysis.names import qualified_name
+
 TENSOR_CLASS = "torch.Tensor"
 MODULE_CLASS = "torch.nn.Module"
 CUDA_PREFIX = "torch.cuda."
@@ -118,4 +120,47 @@ def receiver_kind(node: nodes.NodeNG, method: str | None = None) -> ReceiverKind
             return kind
     if ReceiverKind.OTHER in kinds:
         return ReceiverKind.OTHER  # the user's own class: stay quiet
-    return ReceiverKind.UNKNOWN
+    return _narrowed_by_isinstance(node) or ReceiverKind.UNKNOWN
+
+
+# What `isinstance(x, <class>)` makes `x` in the branch it guards.
+_NARROWING_CLASSES = {TENSOR_CLASS: ReceiverKind.TENSOR, MODULE_CLASS: ReceiverKind.MODULE}
+
+
+def _narrowed_by_isinstance(node: nodes.NodeNG) -> ReceiverKind | None:
+    """`if isinstance(tensors, torch.Tensor): return tensors.cuda()` (asteroid's to_cuda, FunASR's
+    export_utils), `v.cuda() if isinstance(v, torch.Tensor) else v`: a name inference cannot follow
+    (a parameter) is a Tensor (or a Module) in the branch that `isinstance` with torch's class
+    guards, unless the branch binds the name again before the use."""
+    if not isinstance(node, nodes.Name):
+        return None
+    child, parent = node, node.parent
+    while parent is not None and not isinstance(parent, (nodes.FunctionDef, nodes.ClassDef, nodes.Module)):
+        if isinstance(parent, nodes.If) and any(child is statement for statement in parent.body) \
+                or isinstance(parent, nodes.IfExp) and child is parent.body:
+            kind = _isinstance_kind(parent.test, node.name)
+            if kind is not None and not _rebound_before(parent, node):
+                return kind
+        child, parent = parent, parent.parent
+    return None
+
+
+def _isinstance_kind(test: nodes.NodeNG, name: str) -> ReceiverKind | None:
+    """The kind `test` (or a part of its `and`) proves `name` to be: `isinstance(name, torch.Tensor)`."""
+    if isinstance(test, nodes.BoolOp) and test.op == "and":
+        return next(filter(None, (_isinstance_kind(part, name) for part in test.values)), None)
+    if not (isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and test.func.name == "isinstance"
+            and len(test.args) == 2 and not test.keywords):
+        return None
+    subject, cls = test.args
+    if not (isinstance(subject, nodes.Name) and subject.name == name):
+        return None
+    return _NARROWING_CLASSES.get(qualified_name(cls) or "")
+
+
+def _rebound_before(branching: nodes.If | nodes.IfExp, node: nodes.Name) -> bool:
+    """Does the guarded branch bind `node`'s name before `node` is read (`x = x.tolist()` first)?"""
+    if isinstance(branching, nodes.IfExp):
+        return False
+    return any(isinstance(bound, nodes.AssignName) and bound.name == node.name and bound.lineno < node.lineno
+               for statement in branching.body for bound in statement.nodes_of_class(nodes.AssignName))

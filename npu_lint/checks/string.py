@@ -145,6 +145,16 @@ def membership_collection(node: nodes.NodeNG) -> bool:
         operand is collection and op in ("in", "not in") for op, operand in compare.ops)
 
 
+def _compared_as_record(collection: nodes.NodeNG) -> bool:
+    """`(default.host, default.port, default.device, default.model) == ("0.0.0.0", 8000, "cuda",
+    "auto")` (FunASR's tests of its server's defaults): a tuple compared for equality is one value
+    per position, not a list of alternatives; a name added beside "cuda" would shift the positions
+    after it and make the tuples differ in length."""
+    compare = collection.parent
+    return isinstance(collection, nodes.Tuple) and isinstance(compare, nodes.Compare) \
+        and all(op in ("==", "!=") for op, _operand in compare.ops)
+
+
 def is_compared(node: nodes.NodeNG) -> bool:
     """`x == "cuda"`, `"cuda" in s`, `s.startswith("cuda")`."""
     parent = node.parent
@@ -294,7 +304,7 @@ class StringCheck(Check):
             self._report_choice(ctx, node, choice_key, edit, value, replacement, not_rewritten)
             return
         also = ()
-        if edit is not None and membership_collection(expression):
+        if edit is not None and membership_collection(expression) and not _compared_as_record(expression.parent):
             edit = _beside(ctx, node, edit)
             fix_message = f"Add `{replacement}` beside `{value}`"
         elif renamed is not None:
@@ -607,12 +617,12 @@ def _compared_with_command_line(node: nodes.NodeNG) -> bool:
 _PARSER_METHODS = frozenset({"parse_args", "parse_known_args"})
 
 
-def _parsed_arguments(name: nodes.Name) -> bool:
+def _parsed_arguments(name: nodes.Name, depth: int = 0) -> bool:
     assignments = bindings(name)
-    return bool(assignments) and all(_binds_parsed_arguments(assignment) for assignment in assignments)
+    return bool(assignments) and all(_binds_parsed_arguments(assignment, depth) for assignment in assignments)
 
 
-def _binds_parsed_arguments(assignment: nodes.NodeNG) -> bool:
+def _binds_parsed_arguments(assignment: nodes.NodeNG, depth: int = 0) -> bool:
     if not isinstance(assignment, nodes.AssignName):
         return False
     parent = assignment.parent
@@ -626,6 +636,12 @@ def _binds_parsed_arguments(assignment: nodes.NodeNG) -> bool:
     value = parent.value if isinstance(parent, nodes.Assign) else None
     if isinstance(value, nodes.Call) and isinstance(value.func, nodes.Name) and not value.args and not value.keywords:
         return _returns_parsed_arguments(value.func)
+    handed = [argument for argument in value.args if isinstance(argument, nodes.Name)
+              and argument.name == assignment.name] if isinstance(value, nodes.Call) else []
+    if handed and depth < 3:
+        # `args, input_log_messages = tools.check_args(args)` (MACE's run_train.py): the options,
+        # checked and handed back under their name, if what was handed over was parsed
+        return _parsed_arguments(handed[0], depth + 1)
     return _parser_call(value)
 
 

@@ -97,6 +97,8 @@ class SymbolCheck(Check):
         replacement, edit = self._replacement(qname, parts[index:], ctx)
         if edit is not None and self._callee_stays(outermost_attribute(node), ctx):
             edit = None
+        if edit is not None and self._arguments_stay(outermost_attribute(node), qname, ctx):
+            edit = None
         count = len(ctx.findings)
         ctx.report(
             self.rule, node, edits=(edit,) if edit else (), related=related,
@@ -142,6 +144,20 @@ class SymbolCheck(Check):
             return False
         call = self._callee_call(top)
         return call is not None and ctx.node_text(call.func) != qualified_name(call.func)
+
+    def _arguments_stay(self, top, qname: str, ctx: ModuleContext) -> bool:
+        """Is `top` the callee of a `fix_with_callee` call one of whose arguments names what the
+        callee's package holds without writing it out in full, so that no fix renames it?
+        `torch.profiler.profile(activities=[ProfilerActivity.CUDA])` after `from torch.profiler
+        import ProfilerActivity` (TorchANI's tools/tool_utils.py): torch_npu's profile would get
+        torch's activity, which it does not recognise, so the call keeps its name as well."""
+        call = top.parent
+        if qname not in self.fix_with_callee or not (isinstance(call, nodes.Call) and call.func is top):
+            return False
+        packages = tuple(old + "." for old in self.replace_prefix)
+        arguments = [*call.args, *(keyword.value for keyword in call.keywords or ())]
+        return any((qualified_name(part) or "").startswith(packages) and ctx.node_text(part) != qualified_name(part)
+                   for argument in arguments for part in argument.nodes_of_class((nodes.Name, nodes.Attribute)))
 
     def _suggestion(self, qname: str) -> str:
         parts = qname.split(".")

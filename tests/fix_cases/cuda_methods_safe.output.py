@@ -30,3 +30,11 @@ def encode(feats, amp):
 def in_float32(t):
     with torch.amp.autocast("cuda" if t.is_cuda else "cpu", enabled=False):
         return t.float()
+
+
+def to_cuda(tensors):
+    # asteroid's utils/torch_utils.py: `isinstance` makes it a Tensor, whose .npu() is safe; past
+    # the branch it may be anything with a cuda() of its own
+    if isinstance(tensors, torch.Tensor):
+        return tensors.npu()
+    return tensors.cuda()

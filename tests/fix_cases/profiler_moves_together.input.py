@@ -12,3 +12,6 @@ moved = torch.profiler.profile(
     activities=[torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA],
     schedule=torch.profiler.schedule(wait=1, warmup=1, active=1),
 )
+# And the profile call moves only with its arguments: TorchANI's tools/tool_utils.py imports
+# `ProfilerActivity`, which no fix renames, so torch_npu's profile would get torch's activity.
+also_kept = torch.profiler.profile(activities=[ProfilerActivity.CUDA])
