@@ -26,7 +26,10 @@ take is not reported. A path is off the NPU when
   only on such paths;
 - it is the body of a test that says "not NPU" (`if not is_npu_available():`);
 - an earlier statement of the same block leaves on the NPU
-  (`if is_npu_available(): return "npu"`, also when every branch inside it leaves);
+  (`if is_npu_available(): return "npu"`, also when every branch inside it leaves), also through
+  one operand of an `or` (FastVideo's `if current_platform.is_cpu() or current_platform.is_mps()
+  or current_platform.is_npu(): return False`) or through `not` a test false on the NPU (`if not
+  current_platform.is_cuda_alike(): return None`, where the module asks `is_npu()` too);
 - it follows an NPU test that ends an `or` (or a "not NPU" test that ends an `and`), or it
   compares a value with CUDA's name in an `and` with an NPU test (SGLang's weight exporter:
   `backend = "hccl" if backend == "nccl" and is_npu() else backend`): the NPU's own test asks
@@ -919,10 +922,28 @@ def _after_npu_exit(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> bool:
             if stmt is child:
                 return False
             if isinstance(stmt, nodes.If) and not stmt.orelse and _always_leaves(stmt.body) \
-                    and (_polarity(stmt.test) == POSITIVE or _unless_other_accelerator(stmt.test)):
+                    and (_holds_on_npu(stmt.test) or _unless_other_accelerator(stmt.test)):
                 return True
             if _calls_skip_unless_other_accelerator(stmt):
                 return True
+    return False
+
+
+def _holds_on_npu(test: nodes.NodeNG) -> bool:
+    """Is the test true on the NPU, whether or not it is true elsewhere too? A test true only on
+    the NPU; an `or` with such an operand (FastVideo's `if current_platform.is_cpu() or
+    current_platform.is_mps() or current_platform.is_npu(): return False`); an `and` of such
+    operands; `not` a test false on the NPU (FastVideo's `if not current_platform.is_cuda_alike():
+    return None`, where the module asks its platform layer `is_npu()` too). Not `not
+    torch.version.cuda`: that asks for no NPU code, and what follows it is CUDA code a port still
+    needs (GPTQModel's `if not torch.version.cuda: raise RuntimeError(...)`)."""
+    if _polarity(test) == POSITIVE:
+        return True
+    if isinstance(test, nodes.BoolOp):
+        held = [_holds_on_npu(value) for value in test.values]
+        return any(held) if test.op == "or" else all(held)
+    if isinstance(test, nodes.UnaryOp) and test.op == "not":
+        return _polarity(test.operand) == NEGATIVE and not _asks_for_cuda_build(test.operand)
     return False
 
 
