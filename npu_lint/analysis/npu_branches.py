@@ -97,6 +97,10 @@ take is not reported. A path is off the NPU when
   methods, test for the NPU (lmdeploy's `device_type: str = 'cuda'` beside `assert
   self.device_type in ['cuda', 'ascend', 'maca', 'camb']`): the NPU is a value the code takes
   from its callers, and the default is the CUDA hosts';
+- it is CUDA's value that a test passes for a parameter of the module's own function whose
+  default is the NPU's (vllm-ascend's `_make_group(module_env, backend="nccl")` beside `def
+  _make_group(..., backend="hccl")`, in `test_non_hccl_destroy_path_...`): the test asks for the
+  other case on purpose;
 - it is a default that torch's table of each device's backend replaces right after it
   (`backend = "nccl"` then `if device_type in dist.Backend.default_device_backend_map: backend =
   ...[device_type]`, torchtune's get_distributed_backend): torch_npu registers HCCL for "npu" there;
@@ -148,6 +152,7 @@ from npu_lint.analysis.arguments import parameter_of_default
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.flags import flag_reads
 from npu_lint.analysis.names import bindings, identifier_words, is_chain_top, last_name, qualified_name, single_value
+from npu_lint.analysis.test_code import in_test_function
 
 POSITIVE, NEGATIVE, UNKNOWN = 1, -1, 0
 _NPU_STRING = re.compile(r"npu(?::\d*)?", re.IGNORECASE)
@@ -240,6 +245,8 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
         if isinstance(parent, nodes.Arguments) and _default_replaced_on_npu(parent, child):
             return True
         if _default_of_value_tested_for_npu(parent, child):
+            return True
+        if _test_argument_over_npu_default(parent, child):
             return True
         if isinstance(parent, nodes.If) and (child is parent.test or any(child is stmt for stmt in parent.body)) \
                 and _cuda_probe_beside_npu_probe(parent):
@@ -335,6 +342,43 @@ def _default_of_value_tested_for_npu(parent: nodes.NodeNG, child: nodes.NodeNG) 
             return False
         return f"self.{targets[0].name}" in _npu_subjects(parent.parent)
     return False
+
+
+def _test_argument_over_npu_default(parent: nodes.NodeNG, child: nodes.NodeNG) -> bool:
+    """CUDA's value passed, in a test, for a parameter of the module's own function whose default
+    is the NPU's (vllm-ascend's tests/ut/patch/worker/patch_common/test_patch_distributed.py:
+    `def _make_group(module_env, *, backend="hccl", ...)`, then
+    `test_non_hccl_destroy_path_destroys_device_group_directly` calls `_make_group(module_env,
+    backend="nccl", group_name="tp")`): the NPU's case is the default, and the test asks for the
+    other one on purpose; "hccl" there would test the NPU's path twice."""
+    if isinstance(parent, nodes.Keyword):
+        call, name, position = parent.parent, parent.arg, None
+    elif isinstance(parent, nodes.Call) and any(child is arg for arg in parent.args):
+        call, name, position = parent, None, next(i for i, arg in enumerate(parent.args) if arg is child)
+    else:
+        return False
+    if not isinstance(call, nodes.Call) or not isinstance(call.func, nodes.Name) or not _is_cuda_value_string(child) \
+            or not in_test_function(call):
+        return False
+    found = bindings(call.func)
+    if len(found) != 1 or not isinstance(found[0], nodes.FunctionDef):
+        return False
+    default = _default_of(found[0].args, name, position)
+    return default is not None and (_is_npu_string(default) or _names_hccl(default))
+
+
+def _default_of(arguments: nodes.Arguments, name: Optional[str], position: Optional[int]) -> Optional[nodes.NodeNG]:
+    """The default of the parameter a call's keyword `name` (or argument at `position`) fills."""
+    positional = [*(arguments.posonlyargs or []), *(arguments.args or [])]
+    if name is None:
+        if position is None or position >= len(positional):
+            return None
+        name = positional[position].name
+    defaults = dict(zip([arg.name for arg in positional][len(positional) - len(arguments.defaults or []):],
+                        arguments.defaults or []))
+    defaults.update({arg.name: value for arg, value in zip(arguments.kwonlyargs or [], arguments.kw_defaults or [])
+                     if value is not None})
+    return defaults.get(name)
 
 
 def _import_replaced_on_npu(statement: nodes.ImportFrom) -> bool:
