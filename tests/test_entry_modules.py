@@ -217,3 +217,22 @@ def test_a_torch_npu_import_inside_a_function_of_the_package_is_not_enough(tmp_p
 def test_a_library_of_the_same_name_elsewhere_is_not_followed(tmp_path):
     _write(tmp_path, {"other/pkg/__init__.py": "import torch_npu\n", "tests/test_run.py": f"import pkg\n{SCRIPT}"})
     assert [f.code for f in _codes(tmp_path / "tests" / "test_run.py")] == ["NPU120"]
+
+
+# vllm-ascend's tests/ut/distributed/mooncake/test_mooncake_kv_transfer.py: the program asks
+# whether torch has an `npu` namespace and stands one in when it has none. "npu" is the name of
+# the attribute it probes, no device it uses; `import torch_npu` would fail where that stand-in
+# is meant to run.
+PROBE = ('import unittest\nfrom types import SimpleNamespace\n\nimport torch\n\n'
+         'if not hasattr(torch, "npu"):\n    torch.npu = SimpleNamespace(Event=object)\n\n'
+         'if __name__ == "__main__":\n    unittest.main()\n')
+
+
+def test_a_probe_for_the_npu_namespace_is_no_device_use():
+    assert not [f for f in Engine().check_text(PROBE).findings if f.code == "NPU120"]
+
+
+@pytest.mark.parametrize("use", ['getattr(torch, "npu").synchronize()', 'torch.ones(1).to("npu")'])
+def test_a_probe_beside_a_device_use_is_still_said(use):
+    text = PROBE.replace("    unittest.main()", f"    {use}\n    unittest.main()")
+    assert [f.code for f in Engine().check_text(text).findings if f.code == "NPU120"] == ["NPU120"]

@@ -179,6 +179,49 @@ def test_a_constant_only_the_cuda_class_reads_is_left_alone(tmp_path):
     assert _codes(module) == []
 
 
+# FastVideo 0.2.1 platforms/cuda.py: a module function that only the CUDA platform class calls.
+CUDA_HELPER = """import os
+
+from .interface import Platform
+
+
+def device_id_to_physical_device_id(device_id: int) -> int:
+    if "CUDA_VISIBLE_DEVICES" in os.environ:
+        device_ids = os.environ["CUDA_VISIBLE_DEVICES"].split(",")
+        return int(device_ids[device_id])
+    return device_id
+
+
+class CudaPlatform(Platform):
+    @classmethod
+    def get_device_name(cls, device_id: int = 0) -> str:
+        physical_device_id = device_id_to_physical_device_id(device_id)
+        return str(physical_device_id)
+"""
+FASTVIDEO_NPU_PLATFORM = ("from .interface import Platform\n\n\nclass NPUPlatform(Platform):\n"
+                "    device_control_env_var: str = \"ASCEND_RT_VISIBLE_DEVICES\"\n")
+
+
+def test_a_function_only_the_cuda_class_calls_is_left_alone(tmp_path):
+    (tmp_path / "npu.py").write_text(FASTVIDEO_NPU_PLATFORM)
+    module = tmp_path / "cuda.py"
+    module.write_text(CUDA_HELPER)
+    assert _codes(module) == []
+
+
+def test_a_function_called_outside_the_cuda_class_or_public_elsewhere_is_reported(tmp_path):
+    (tmp_path / "npu.py").write_text(FASTVIDEO_NPU_PLATFORM)
+    module = tmp_path / "cuda.py"
+    module.write_text(CUDA_HELPER + "\n\nFIRST = device_id_to_physical_device_id(0)\n")
+    assert _codes(module) == ["NPU210", "NPU210"]
+    module.unlink()
+    module = tmp_path / "platform_impls.py"  # a public function of a module not named for CUDA
+    module.write_text(CUDA_HELPER)
+    assert _codes(module) == ["NPU210", "NPU210"]
+    module.write_text(CUDA_HELPER.replace("device_id_to_physical", "_device_id_to_physical"))
+    assert _codes(module) == []
+
+
 def test_a_constant_read_outside_the_cuda_class_is_reported(tmp_path):
     read_outside = CUDA_CONSTANT + "\n\nVISIBLE = os.environ.get(CUDA_VISIBLE_DEVICES_ENV_VAR)\n"
     module = _folder(tmp_path, cuda_accelerator=read_outside, npu=NPU_MANAGER)

@@ -176,6 +176,23 @@ def test_one_call_is_reported_by_the_rule_that_says_most_about_it():
         (3, "NPU930"), (4, "NPU303"), (5, "NPU606"), (6, "NPU606")]
 
 
+def test_a_call_the_chip_lacks_is_not_also_dynamic_shape_advice():
+    # FastVideo 0.2.1's qwen2_5_vl_custom.py: `cu_window_seqlens = torch.unique_consecutive(
+    # cu_window_seqlens)`: unsupported on Atlas A2 (NPU303) and value-dependent in size (NPU610);
+    # replacing the call answers both, so NPU610 is NPU303's related place. `torch.unique`, which
+    # the chip has, keeps its advice.
+    text = ("import torch\n"
+            "def f(cu_window_seqlens, labels):\n"
+            "    cu_window_seqlens = torch.unique_consecutive(cu_window_seqlens)\n"
+            "    classes = torch.unique(labels)\n"
+            "    return cu_window_seqlens, classes\n")
+    said = _said(text, Settings(select=("ALL",)))
+    assert [(line, code) for line, code, _m, _r in said] == [(3, "NPU303"), (4, "NPU610")]
+    assert [message.split(":")[0] for _line, message in said[0][3]] == ["NPU610"]
+    alone = Settings(select=("NPU610",))
+    assert [(line, code) for line, code, _m, _r in _said(text, alone)] == [(3, "NPU610"), (4, "NPU610")]
+
+
 def test_float64_written_once_is_said_once_at_the_call_nearest_to_it():
     # ignite's ssim.py: `torch.mean(x, dims, dtype=torch.float64).sum()`; megatron's grad_scaler.py:
     # `self._scale.double().reciprocal()` (NPU304, NPU606 and NPU931 on one expression).

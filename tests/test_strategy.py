@@ -1,6 +1,8 @@
 """The two routes: `auto` is quiet about what transfer_to_npu rewrites, `manual` reports it all."""
 from __future__ import annotations
 
+import pytest
+
 from conftest import FIXTURES, run_tool
 
 from npu_lint.config.settings import Settings
@@ -86,6 +88,42 @@ def test_a_library_importing_itself_is_not_told_it_takes_cuda_paths(tmp_path):
     assert not [f for f in engine.check_text(text, str(inside)).findings if f.code == "NPU191"]
     user = [f for f in engine.check_text(text, str(script)).findings if f.code == "NPU191"]
     assert [f.start.line for f in user] == [1]  # once per module and library, at its first import
+
+
+# vllm-ascend 0.23.0.post1: setup.py declares the project vLLM's NPU platform plugin, so its
+# examples run vLLM on the NPU through the plugin, with no transfer_to_npu to mislead vLLM.
+VLLM_EXAMPLE = "from vllm import LLM, SamplingParams\n\nif __name__ == '__main__':\n    LLM(model='m')\n"
+
+
+@pytest.mark.parametrize("entry_points, said", [
+    ('{"vllm.platform_plugins": ["ascend = vllm_ascend:register"]}', False),
+    ('{"vllm.general_plugins": ["ascend_model = vllm_ascend:register_model"]}', False),
+    ('"[vllm.platform_plugins]\\nascend = vllm_ascend:register"', False),
+    # a vLLM plugin that is not the NPU's leaves vLLM on its CUDA paths
+    ('{"vllm.general_plugins": ["lora_loader = my_lora:register"]}', True),
+    # a plugin of another library says nothing about vLLM
+    ('{"sglang.srt.platforms": ["ascend = vllm_ascend:register"]}', True),
+    ('{"console_scripts": ["ascend = vllm_ascend.cli:main"]}', True),
+])
+def test_a_library_whose_npu_plugin_the_project_is_is_not_told_it_takes_cuda_paths(tmp_path, entry_points, said):
+    (tmp_path / "setup.py").write_text(f"from setuptools import setup\nsetup(name='p', entry_points={entry_points})\n")
+    script = tmp_path / "examples" / "offline_inference_npu.py"
+    script.parent.mkdir()
+    script.write_text(VLLM_EXAMPLE)
+    found = [f for f in Engine(Settings(strategy="auto")).check_text(VLLM_EXAMPLE, str(script)).findings
+             if f.code == "NPU191"]
+    assert bool(found) == said
+
+
+def test_the_plugin_groups_of_pyproject_and_setup_cfg_count_too(tmp_path):
+    script = tmp_path / "run.py"
+    script.write_text(VLLM_EXAMPLE)
+    (tmp_path / "pyproject.toml").write_text('[project.entry-points."vllm.platform_plugins"]\nascend = "vllm_ascend:register"\n')
+    engine = Engine(Settings(strategy="auto"))
+    assert not [f for f in engine.check_text(VLLM_EXAMPLE, str(script)).findings if f.code == "NPU191"]
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "setup.cfg").write_text("[options.entry_points]\nvllm.platform_plugins =\n    npu = vllm_npu:register\n")
+    assert not [f for f in engine.check_text(VLLM_EXAMPLE, str(script)).findings if f.code == "NPU191"]
 
 
 AGNOSTIC_SCRIPT = "import torch\ntorch.cuda.synchronize()\nx = torch.ones(2).cuda()\nok = x.is_cuda\n"

@@ -5,7 +5,8 @@ rule that says most owns it.
 (NPU930); `torch.heaviside` falls back to the CPU (NPU301) and the list marks it unsupported on
 the chip (NPU303, which read beside NPU301 contradicts it); `torch.eye(n, dtype=torch.float64)`
 is an operator the list denies float64 (NPU304) and asks for float64 (NPU606);
-`x.double()` asks for float64 (NPU606) and may fall back (NPU931). Each is one thing to change.
+`x.double()` asks for float64 (NPU606) and may fall back (NPU931); `torch.unique_consecutive` is
+unsupported on Atlas A2 (NPU303) and sized by its values (NPU610). Each is one thing to change.
 
 The rules report as usual, through `report_about`, which notes the nodes a finding speaks
 about: its own node and, for NPU304, where the float64 is written (`dtype=...`, `.double()`).
@@ -35,6 +36,9 @@ OWNERS: dict[str, tuple[tuple[str, ...], bool]] = {
     # NPU304 names the operator that gets the float64; NPU606 marks where it is asked for.
     "NPU606": (("NPU304",), True),
     "NPU931": (("NPU304", "NPU606"), False),
+    # A call the NPU lacks is one thing to replace; that its result's size depends on the values
+    # (FastVideo's `torch.unique_consecutive(cu_window_seqlens)`) goes with it.
+    "NPU610": (("NPU301", "NPU302", "NPU303"), True),
 }
 _KEY = "call_owners"
 

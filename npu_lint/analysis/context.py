@@ -8,8 +8,8 @@ from astroid import nodes
 from npu_lint.analysis.amd_modules import written_for_amd
 from npu_lint.analysis.legacy_fallbacks import may_test_torch_names, reached_only_by_older_torch
 from npu_lint.analysis.npu_branches import may_name_npu, off_npu_path
-from npu_lint.analysis.npu_siblings import (in_class_with_npu_sibling, in_function_with_npu_twin,
-                                            read_only_by_npu_siblings)
+from npu_lint.analysis.npu_siblings import (called_only_by_npu_siblings, in_class_with_npu_sibling,
+                                            in_function_with_npu_twin, read_only_by_npu_siblings)
 from npu_lint.analysis.torch_npu_import import (
     first_line, imports_torch_npu, imports_torch_npu_in, indentation, insertion_before_edit, insertion_edit,
     leading_imports_end, local_torch_import, module_top_line, torch_npu_placement,
@@ -184,11 +184,12 @@ class ModuleContext:
             return  # the fallback of `if hasattr(torch, "accelerator")`: the target's torch has the name
         if node is not self.module and self.settings.strategy != "auto" and (
                 in_class_with_npu_sibling(node) or in_function_with_npu_twin(node)
-                or read_only_by_npu_siblings(node, lambda: self.nodes_of(nodes.Name))):
+                or read_only_by_npu_siblings(node, lambda: self.nodes_of(nodes.Name))
+                or called_only_by_npu_siblings(node, lambda: self.nodes_of(nodes.Name))):
             # The NPU runs its own class or function. Not on the transfer_to_npu route: there
             # torch.cuda.is_available() says True on the NPU, and a project that probes CUDA
             # first (ColossalAI's accelerator order) picks the CUDA class. A module constant that
-            # only such a class reads is the class's own.
+            # only such a class reads, or a module function that only it calls, is the class's own.
             return
         fix = None
         fields = {key: _one_line(value) for key, value in fields.items()}

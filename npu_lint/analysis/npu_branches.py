@@ -26,7 +26,10 @@ take is not reported. A path is off the NPU when
   only on such paths;
 - it is the body of a test that says "not NPU" (`if not is_npu_available():`);
 - an earlier statement of the same block leaves on the NPU
-  (`if is_npu_available(): return "npu"`, also when every branch inside it leaves);
+  (`if is_npu_available(): return "npu"`, also when every branch inside it leaves), also through
+  one operand of an `or` (FastVideo's `if current_platform.is_cpu() or current_platform.is_mps()
+  or current_platform.is_npu(): return False`) or through `not` a test false on the NPU (`if not
+  current_platform.is_cuda_alike(): return None`, where the module asks `is_npu()` too);
 - it follows an NPU test that ends an `or` (or a "not NPU" test that ends an `and`), or it
   compares a value with CUDA's name in an `and` with an NPU test (SGLang's weight exporter:
   `backend = "hccl" if backend == "nccl" and is_npu() else backend`): the NPU's own test asks
@@ -103,6 +106,10 @@ take is not reported. A path is off the NPU when
   methods, test for the NPU (lmdeploy's `device_type: str = 'cuda'` beside `assert
   self.device_type in ['cuda', 'ascend', 'maca', 'camb']`): the NPU is a value the code takes
   from its callers, and the default is the CUDA hosts';
+- it is CUDA's value that a test passes for a parameter of the module's own function whose
+  default is the NPU's (vllm-ascend's `_make_group(module_env, backend="nccl")` beside `def
+  _make_group(..., backend="hccl")`, in `test_non_hccl_destroy_path_...`): the test asks for the
+  other case on purpose;
 - it is a default that torch's table of each device's backend replaces right after it
   (`backend = "nccl"` then `if device_type in dist.Backend.default_device_backend_map: backend =
   ...[device_type]`, torchtune's get_distributed_backend): torch_npu registers HCCL for "npu" there;
@@ -154,6 +161,7 @@ from npu_lint.analysis.arguments import parameter_of_default
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.flags import flag_reads
 from npu_lint.analysis.names import bindings, identifier_words, is_chain_top, last_name, qualified_name, single_value
+from npu_lint.analysis.test_code import in_test_function
 
 POSITIVE, NEGATIVE, UNKNOWN = 1, -1, 0
 _NPU_STRING = re.compile(r"npu(?::\d*)?", re.IGNORECASE)
@@ -254,6 +262,8 @@ def off_npu_path(node: nodes.NodeNG, ctx=None) -> bool:
         if _default_of_value_tested_for_npu(parent, child):
             return True
         if isinstance(parent, nodes.If) and child is parent.test and _admits_npu_to_own_branch(parent):
+            return True
+        if _test_argument_over_npu_default(parent, child):
             return True
         if isinstance(parent, nodes.If) and (child is parent.test or any(child is stmt for stmt in parent.body)) \
                 and _cuda_probe_beside_npu_probe(parent):
@@ -357,6 +367,43 @@ def _default_of_value_tested_for_npu(parent: nodes.NodeNG, child: nodes.NodeNG) 
         function = statement.scope()
         return isinstance(function, nodes.FunctionDef) and statement.targets[0].name in _npu_subjects(function)
     return False
+
+
+def _test_argument_over_npu_default(parent: nodes.NodeNG, child: nodes.NodeNG) -> bool:
+    """CUDA's value passed, in a test, for a parameter of the module's own function whose default
+    is the NPU's (vllm-ascend's tests/ut/patch/worker/patch_common/test_patch_distributed.py:
+    `def _make_group(module_env, *, backend="hccl", ...)`, then
+    `test_non_hccl_destroy_path_destroys_device_group_directly` calls `_make_group(module_env,
+    backend="nccl", group_name="tp")`): the NPU's case is the default, and the test asks for the
+    other one on purpose; "hccl" there would test the NPU's path twice."""
+    if isinstance(parent, nodes.Keyword):
+        call, name, position = parent.parent, parent.arg, None
+    elif isinstance(parent, nodes.Call) and any(child is arg for arg in parent.args):
+        call, name, position = parent, None, next(i for i, arg in enumerate(parent.args) if arg is child)
+    else:
+        return False
+    if not isinstance(call, nodes.Call) or not isinstance(call.func, nodes.Name) or not _is_cuda_value_string(child) \
+            or not in_test_function(call):
+        return False
+    found = bindings(call.func)
+    if len(found) != 1 or not isinstance(found[0], nodes.FunctionDef):
+        return False
+    default = _default_of(found[0].args, name, position)
+    return default is not None and (_is_npu_string(default) or _names_hccl(default))
+
+
+def _default_of(arguments: nodes.Arguments, name: Optional[str], position: Optional[int]) -> Optional[nodes.NodeNG]:
+    """The default of the parameter a call's keyword `name` (or argument at `position`) fills."""
+    positional = [*(arguments.posonlyargs or []), *(arguments.args or [])]
+    if name is None:
+        if position is None or position >= len(positional):
+            return None
+        name = positional[position].name
+    defaults = dict(zip([arg.name for arg in positional][len(positional) - len(arguments.defaults or []):],
+                        arguments.defaults or []))
+    defaults.update({arg.name: value for arg, value in zip(arguments.kwonlyargs or [], arguments.kw_defaults or [])
+                     if value is not None})
+    return defaults.get(name)
 
 
 def _import_replaced_on_npu(statement: nodes.ImportFrom) -> bool:
@@ -999,10 +1046,28 @@ def _after_npu_exit(block_owner: nodes.NodeNG, child: nodes.NodeNG) -> bool:
             if stmt is child:
                 return False
             if isinstance(stmt, nodes.If) and not stmt.orelse and _always_leaves(stmt.body) \
-                    and (_polarity(stmt.test) == POSITIVE or _unless_other_accelerator(stmt.test)):
+                    and (_holds_on_npu(stmt.test) or _unless_other_accelerator(stmt.test)):
                 return True
             if _calls_skip_unless_other_accelerator(stmt):
                 return True
+    return False
+
+
+def _holds_on_npu(test: nodes.NodeNG) -> bool:
+    """Is the test true on the NPU, whether or not it is true elsewhere too? A test true only on
+    the NPU; an `or` with such an operand (FastVideo's `if current_platform.is_cpu() or
+    current_platform.is_mps() or current_platform.is_npu(): return False`); an `and` of such
+    operands; `not` a test false on the NPU (FastVideo's `if not current_platform.is_cuda_alike():
+    return None`, where the module asks its platform layer `is_npu()` too). Not `not
+    torch.version.cuda`: that asks for no NPU code, and what follows it is CUDA code a port still
+    needs (GPTQModel's `if not torch.version.cuda: raise RuntimeError(...)`)."""
+    if _polarity(test) == POSITIVE:
+        return True
+    if isinstance(test, nodes.BoolOp):
+        held = [_holds_on_npu(value) for value in test.values]
+        return any(held) if test.op == "or" else all(held)
+    if isinstance(test, nodes.UnaryOp) and test.op == "not":
+        return _polarity(test.operand) == NEGATIVE and not _asks_for_cuda_build(test.operand)
     return False
 
 

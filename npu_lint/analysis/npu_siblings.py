@@ -40,7 +40,9 @@ that defines it also defines its twin: the same name with `npu` for that word. R
 CUDA one would make `is_cuda_available()` answer for the NPU, or `.cuda()` move data to the NPU.
 
 A module constant that only such a class or function reads is its own too (Ray's accelerator
-managers: `CUDA_VISIBLE_DEVICES_ENV_VAR = "CUDA_VISIBLE_DEVICES"` at the top of nvidia_gpu.py).
+managers: `CUDA_VISIBLE_DEVICES_ENV_VAR = "CUDA_VISIBLE_DEVICES"` at the top of nvidia_gpu.py),
+and so is a module function that only they call (FastVideo's `device_id_to_physical_device_id`
+in platforms/cuda.py).
 """
 from __future__ import annotations
 
@@ -51,6 +53,7 @@ from typing import Callable, Optional
 
 from astroid import nodes
 
+from npu_lint.analysis.module_names import module_named_for
 from npu_lint.analysis.names import identifier_words, last_name
 from npu_lint.core.file_facts import FileFacts
 
@@ -101,6 +104,28 @@ def read_only_by_npu_siblings(node: nodes.NodeNG, names: Callable[[], list[nodes
         return False
     name = statement.targets[0].name
     reads = [read for read in names() if read.name == name]
+    return bool(reads) and all(in_class_with_npu_sibling(read) or in_function_with_npu_twin(read)
+                               for read in reads)
+
+
+def called_only_by_npu_siblings(node: nodes.NodeNG, names: Callable[[], list[nodes.Name]]) -> bool:
+    """Is `node` inside a module-level function that the module names only inside CUDA classes
+    with an NPU sibling (or functions with an NPU twin)? FastVideo's platforms/cuda.py defines
+    `device_id_to_physical_device_id`, which reads CUDA_VISIBLE_DEVICES, and only its
+    `NvmlCudaPlatform` calls it, beside `NPUPlatform` in npu.py with ASCEND_RT_VISIBLE_DEVICES:
+    the helper is the CUDA class's own, as a method would be. Other modules could import a public
+    function, so it must be private (`_name`) or its module named for CUDA (cuda.py)."""
+    scope = node.scope()
+    while not (isinstance(scope, nodes.FunctionDef) and isinstance(scope.parent, nodes.Module)):
+        if isinstance(scope, (nodes.Module, nodes.ClassDef)):
+            return False
+        scope = scope.parent.scope()
+    function = scope
+    if function.decorators is not None and function.decorators.parent_of(node):
+        return False
+    if not function.name.startswith("_") and not module_named_for(function.root().file or "", _CUDA_WORDS):
+        return False
+    reads = [read for read in names() if read.name == function.name and not function.parent_of(read)]
     return bool(reads) and all(in_class_with_npu_sibling(read) or in_function_with_npu_twin(read)
                                for read in reads)
 

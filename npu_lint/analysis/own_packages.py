@@ -4,14 +4,21 @@ bitsandbytes' optimizers import `bitsandbytes.functional`, DeepSpeed's engine im
 `deepspeed.ops.adam`: inside the library, its own names are its implementation, and what is CUDA
 about it is reported where it is written (the kernels, the torch.cuda calls, the .cu sources).
 The package holding the file and the packages at its project root count (config.project_scripts).
+
+A project may also be a library's NPU plugin: vllm-ascend declares `ascend = vllm_ascend:register`
+in the entry-point group `vllm.platform_plugins`, so vLLM loads the NPU's platform by itself, and a
+program of that project that imports vllm runs vLLM on the NPU without transfer_to_npu
+(`npu_plugin_hosts`).
 """
 from __future__ import annotations
 
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.names import bindings, single_value
-from npu_lint.config.project_scripts import own_packages
+from npu_lint.analysis.names import bindings, identifier_words, single_value
+from npu_lint.config.project_scripts import own_packages, plugins_for_file
+
+_NPU_WORDS = frozenset({"npu", "ascend"})
 
 
 def is_own_package(ctx: ModuleContext, module: str) -> bool:
@@ -24,6 +31,22 @@ def project_packages(ctx: ModuleContext) -> frozenset:
     if "own_packages" not in ctx.scratch:
         ctx.scratch["own_packages"] = own_packages(ctx.module.file or "")
     return ctx.scratch["own_packages"]
+
+
+def npu_plugin_hosts(ctx: ModuleContext) -> frozenset:
+    """The top-level names of the libraries the project is an NPU plugin of: an entry-point group
+    of theirs (`vllm.platform_plugins`, `vllm.general_plugins`) holds an entry of the project named
+    for the NPU, by its name or its module (`ascend = vllm_ascend:register`)."""
+    if "npu_plugin_hosts" not in ctx.scratch:
+        ctx.scratch["npu_plugin_hosts"] = plugin_hosts_of(ctx.module.file or "")
+    return ctx.scratch["npu_plugin_hosts"]
+
+
+def plugin_hosts_of(path: str) -> frozenset:
+    if not path or path.startswith("<"):
+        return frozenset()
+    return frozenset(group.split(".")[0] for group, name, module in plugins_for_file(path)
+                     if "." in group and not _NPU_WORDS.isdisjoint(identifier_words(name) + identifier_words(module)))
 
 
 def imported_from_own_module(ctx: ModuleContext, name: nodes.Name) -> bool:

@@ -20,14 +20,23 @@ tests/test_cli_subcommands.py parses `"pretrained=gpt2,device=cuda"` and asserts
 `args.model_args == {"pretrained": "gpt2", "device": "cuda"}`, and writes a YAML document with
 `device: cuda:1` and asserts `cfg.device == "cuda:1"`. No fix edits the text, so a renamed
 expectation alone fails the test.
+
+A test module's helper named for a reference (`_reference_impl`, `rms_norm_ref`,
+`gmm_swiglu_quant_golden_a8_w4`, `_cpu_rms_norm`, `_torch_vsa256_reference`: vllm-ascend's and
+FastVideo's kernel tests) computes the golden output a kernel is compared with, as the test
+function itself would (`in_reference_helper`). A module counts as a test module when it defines a
+test function; outside one, a function named so may be the path that runs on the NPU
+(FastVideo's `_compute_sparse_attention_reference` where flash-attn is missing).
 """
 from __future__ import annotations
 
 import re
+import weakref
 
 from astroid import nodes
 
 from npu_lint.analysis.arguments import argument_role, is_docstring
+from npu_lint.analysis.names import identifier_words
 
 _TEST_PREFIX = "test"  # pytest's python_functions default and unittest's testMethodPrefix
 # What unittest and pytest's xunit-style hooks call around a test class's tests.
@@ -36,6 +45,10 @@ _SET_UP_NAMES = frozenset({
     "setup_method", "teardown_method", "setup_class", "teardown_class",
 })
 _FIXTURE_DECORATORS = frozenset({"fixture", "pytest.fixture", "pytest_asyncio.fixture"})
+# What a test module calls the pure-torch form it checks a kernel with.
+_REFERENCE_WORDS = frozenset({"ref", "reference", "golden", "naive", "baseline", "expected", "cpu", "torch",
+                              "pytorch", "native"})
+_TEST_MODULES: "weakref.WeakKeyDictionary[nodes.Module, bool]" = weakref.WeakKeyDictionary()
 
 
 def in_test_function(node: nodes.NodeNG) -> bool:
@@ -107,3 +120,25 @@ def _within(node: nodes.NodeNG, ancestor: nodes.NodeNG) -> bool:
             return True
         node = node.parent
     return False
+
+
+def in_reference_helper(node: nodes.NodeNG) -> bool:
+    """Is `node` inside a function named for a reference (see the module doc) of a module that
+    defines a test function?"""
+    scope = node.scope()
+    while not isinstance(scope, nodes.Module):
+        if isinstance(scope, nodes.FunctionDef) and not _REFERENCE_WORDS.isdisjoint(identifier_words(scope.name)):
+            return _defines_tests(scope.root())
+        scope = scope.parent.scope()
+    return False
+
+
+def _defines_tests(module: nodes.Module) -> bool:
+    known = _TEST_MODULES.get(module)
+    if known is None:
+        known = _TEST_MODULES[module] = any(
+            isinstance(statement, nodes.FunctionDef) and _test_name(statement)
+            or isinstance(statement, nodes.ClassDef) and any(
+                isinstance(member, nodes.FunctionDef) and _test_name(member) for member in statement.body)
+            for statement in module.body)
+    return known

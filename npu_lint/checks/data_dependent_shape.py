@@ -4,11 +4,13 @@
 
 Module functions resolve through the imports; a method only counts on a value astroid
 infers to be a Tensor (`.unique()` and `.nonzero()` exist on pandas and numpy values too).
+A call another rule says the NPU lacks is that rule's (analysis/call_owners.py).
 """
 from __future__ import annotations
 
 from astroid import nodes
 
+from npu_lint.analysis.call_owners import give_way, report_about
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import last_name, qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
@@ -33,9 +35,12 @@ class DataDependentShape(Check):
         qname = qualified_name(func)
         if qname is not None:
             if qname in FUNCTIONS or (qname == "torch.where" and len(node.args) == 1 and not node.keywords):
-                ctx.report(self.rule, node, api=qname)
+                report_about(ctx, self.rule, node, api=qname)
             return
         if name == "where" or not isinstance(func, nodes.Attribute) or qualified_name(func.expr) is not None:
             return
         if receiver_kind(func.expr) is ReceiverKind.TENSOR:
-            ctx.report(self.rule, node, confidence=Confidence.INFERENCE, api=f"Tensor.{name}")
+            report_about(ctx, self.rule, node, confidence=Confidence.INFERENCE, api=f"Tensor.{name}")
+
+    def leave_module(self, ctx: ModuleContext) -> None:
+        give_way(ctx, self.rule.code)  # a call the NPU lacks (NPU301, NPU302, NPU303) is one thing to replace

@@ -10,8 +10,9 @@ the patch and the libraries it leaves alone belong to the program that runs, not
 that imports them (mmdet's 300 modules that import mmengine said the same advice 300 times); once
 per module there, naming every such library it imports; not for the project's own packages (fairseq
 importing fairseq: its CUDA code is reported where it is written, the package holding the file
-and the packages at its project root count); not on an import a CUDA-only-library rule (NPU4xx)
-already reports.
+and the packages at its project root count), nor for a library whose NPU plugin the project is
+(vllm-ascend declares `ascend = vllm_ascend:register` in `vllm.platform_plugins`: vLLM loads the
+NPU's platform by itself); not on an import a CUDA-only-library rule (NPU4xx) already reports.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from astroid import nodes
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.entry_module import entry_reason
 from npu_lint.analysis.transfer import transfer_facts
-from npu_lint.analysis.own_packages import is_own_package
+from npu_lint.analysis.own_packages import is_own_package, npu_plugin_hosts
 from npu_lint.checks.base import Check
 from npu_lint.knowledge import release_data
 
@@ -43,7 +44,9 @@ class LibraryTakesCudaPath(Check):
         for name in names:
             top = name.split(".")[0]
             if top in transfer_facts().cuda_path_libraries and top not in handled:
-                if not is_own_package(ctx, top):  # a library importing itself is not a user of it
+                # a library importing itself is not a user of it; a library the project is the NPU
+                # plugin of (vllm-ascend's `vllm.platform_plugins` entry) loads the NPU's code itself
+                if not is_own_package(ctx, top) and top not in npu_plugin_hosts(ctx):
                     ctx.scratch.setdefault(self, []).append((node, top, release, handled))
                 return
 

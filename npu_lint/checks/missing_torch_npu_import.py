@@ -6,7 +6,8 @@ own device findings bring `import torch_npu` along. The wording follows the targ
 2.5.1 on (torch 2.5+, the wheel's `torch.backends` entry point) `import torch` loads torch_npu by
 itself, so the finding is information, unless the program turns that loading off. A program that
 imports a package of its own project which imports torch_npu (ColossalAI's colossalai.accelerator)
-has it already (analysis/project_torch_npu.py).
+has it already (analysis/project_torch_npu.py). The "npu" that `hasattr(torch, "npu")` asks
+about is no device use.
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ class MissingTorchNpuImport(Check):
         if isinstance(node, nodes.Attribute):
             if node.attrname == "npu":
                 ctx.scratch[self] = True
-        elif isinstance(node.value, str) and _NPU_DEVICE.match(node.value):
+        elif isinstance(node.value, str) and _NPU_DEVICE.match(node.value) and not _probed_attribute(node):
             ctx.scratch[self] = True
 
     def leave_module(self, ctx: ModuleContext) -> None:
@@ -87,3 +88,15 @@ def _is_switch(node: nodes.NodeNG) -> bool:
 
 def _is_one(node: nodes.NodeNG) -> bool:
     return isinstance(node, nodes.Const) and node.value in ("1", 1)
+
+
+def _probed_attribute(node: nodes.Const) -> bool:
+    """`hasattr(torch, "npu")`, `getattr(torch, "npu", None)`: the name of an attribute the program
+    asks for, no device it uses (vllm-ascend's unit tests stand in a `torch.npu` when torch has
+    none). `getattr(torch, "npu")` without a default reaches torch.npu, so it is a use."""
+    call = node.parent
+    if not isinstance(call, nodes.Call) or not isinstance(call.func, nodes.Name) or len(call.args) < 2 \
+            or call.args[1] is not node:
+        return False
+    return call.func.name == "hasattr" or (call.func.name == "getattr" and len(call.args) == 3)
+

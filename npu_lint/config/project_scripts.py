@@ -6,6 +6,8 @@ pyproject.toml, setup.cfg or setup.py) and reading the scripts declared there:
 - pyproject.toml: `[project.scripts]`, `[project.gui-scripts]`, `[tool.poetry.scripts]`;
 - setup.cfg: `[options.entry_points]` console_scripts / gui_scripts, `[options] scripts`;
 - setup.py: the `entry_points=` and `scripts=` arguments of `setup(...)`, read with `ast` (never run).
+The other entry-point groups are kept too (`plugins`): a group named for a library
+(`vllm.platform_plugins`) makes the project a plugin that library loads by itself.
 Each root is read once per process and again only when one of its files changes (mtime).
 It also tells which top-level packages are the project's own (`own_packages`): importing them is
 not importing a third-party library.
@@ -33,6 +35,7 @@ class ProjectScripts:
     root: str
     modules: frozenset  # dotted names of the modules console scripts call into
     files: frozenset  # absolute paths of `scripts=` files
+    plugins: frozenset = frozenset()  # (group, entry name, target module) of the other entry-point groups
 
     def names(self, path: str) -> bool:
         """Is the file at `path` (absolute) a script target of this project?"""
@@ -71,6 +74,7 @@ def scripts_of(root: str) -> ProjectScripts:
         return cached[1]
     modules: set[str] = set()
     files: set[str] = set()
+    plugins: set[tuple[str, str, str]] = set()
     for name, read in (("pyproject.toml", _from_pyproject), ("setup.cfg", _from_setup_cfg),
                        ("setup.py", _from_setup_py)):
         path = os.path.join(root, name)
@@ -78,13 +82,15 @@ def scripts_of(root: str) -> ProjectScripts:
             try:
                 with open(path, encoding="utf-8") as handle:
                     text = handle.read()
-                targets, script_files = read(text)
+                targets, script_files, entries = read(text)
             except (OSError, UnicodeDecodeError, ValueError, SyntaxError, RecursionError,
                     configparser.Error, tomllib.TOMLDecodeError):
                 continue  # a broken packaging file names nothing; it is not ours to report
             modules.update(filter(None, map(_target_module, targets)))
+            plugins.update((group, spec.partition("=")[0].strip(), _target_module(spec) or "")
+                           for group, spec in entries)
             files.update(os.path.normcase(os.path.normpath(os.path.join(root, f))) for f in script_files)
-    result = ProjectScripts(root, frozenset(modules), frozenset(files))
+    result = ProjectScripts(root, frozenset(modules), frozenset(files), frozenset(plugins))
     _READ[root] = (stamp, result)
     return result
 
@@ -119,7 +125,7 @@ def _target_module(spec: str) -> str | None:
 
 # -- the three files ------------------------------------------------------------------------------
 
-def _from_pyproject(text: str) -> tuple[list[str], list[str]]:
+def _from_pyproject(text: str) -> tuple[list[str], list[str], list[tuple[str, str]]]:
     data = tomllib.loads(text)
     project = data.get("project", {})
     poetry = data.get("tool", {}).get("poetry", {})
@@ -131,30 +137,44 @@ def _from_pyproject(text: str) -> tuple[list[str], list[str]]:
                     value = value.get("reference") or value.get("callable")
                 if isinstance(value, str):
                     targets.append(value)
-    return targets, []
+    entries = []
+    for groups in (project.get("entry-points"), poetry.get("plugins")):
+        if isinstance(groups, dict):
+            entries += [(group, f"{name} = {value}") for group, table in groups.items() if isinstance(table, dict)
+                        for name, value in table.items() if isinstance(value, str)]
+    return targets, [], entries
 
 
-def _from_setup_cfg(text: str) -> tuple[list[str], list[str]]:
+def _from_setup_cfg(text: str) -> tuple[list[str], list[str], list[tuple[str, str]]]:
     parser = configparser.ConfigParser(interpolation=None)
     parser.read_string(text)
     targets = []
+    entries = []
     if parser.has_section("options.entry_points"):
         for group in SCRIPT_GROUPS:
             targets += _lines(parser.get("options.entry_points", group, fallback=""))
+        entries = [(group, line) for group, value in parser.items("options.entry_points")
+                   if group not in SCRIPT_GROUPS for line in _entry_lines(value)]
     files = _lines(parser.get("options", "scripts", fallback="")) if parser.has_section("options") else []
-    return targets, files
+    return targets, files, entries
+
+
+def _entry_lines(value: str) -> list[str]:
+    """The `name = module:attr` lines of an entry-point group (one per line: no commas there)."""
+    return [line.strip() for line in value.splitlines() if "=" in line]
 
 
 def _lines(value: str) -> list[str]:
     return [line.strip() for line in value.replace(",", "\n").splitlines() if line.strip()]
 
 
-def _from_setup_py(text: str) -> tuple[list[str], list[str]]:
+def _from_setup_py(text: str) -> tuple[list[str], list[str], list[tuple[str, str]]]:
     tree = ast.parse(text)
     assigned = {target.id: node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
                 for target in node.targets if isinstance(target, ast.Name)}
     targets: list[str] = []
     files: list[str] = []
+    entries: list[tuple[str, str]] = []
     for call in ast.walk(tree):
         if not (isinstance(call, ast.Call) and _called_name(call.func) == "setup"):
             continue
@@ -162,9 +182,10 @@ def _from_setup_py(text: str) -> tuple[list[str], list[str]]:
             value = _literal(keyword.value, assigned)
             if keyword.arg == "entry_points":
                 targets += _entry_point_targets(value)
+                entries += _plugin_entries(value)
             elif keyword.arg == "scripts" and isinstance(value, (list, tuple)):
                 files += [item for item in value if isinstance(item, str)]
-    return targets, files
+    return targets, files, entries
 
 
 def _called_name(func: ast.expr) -> str | None:
@@ -202,6 +223,36 @@ def _entry_point_targets(value) -> list[str]:
         if isinstance(entries, (list, tuple)):
             targets += [entry for entry in entries if isinstance(entry, str) and entry.strip()]
     return targets
+
+
+def _plugin_entries(value) -> list[tuple[str, str]]:
+    """(group, "name = module:attr") of the entry-point groups other than the scripts'."""
+    if isinstance(value, str):
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read_string(value)
+        except configparser.Error:
+            return []
+        return [(group, f"{k} = {v}") for group in parser.sections() if group not in SCRIPT_GROUPS
+                for k, v in parser[group].items()]
+    if not isinstance(value, dict):
+        return []
+    entries = []
+    for group, items in value.items():
+        if not isinstance(group, str) or group in SCRIPT_GROUPS:
+            continue
+        if isinstance(items, str):
+            items = items.splitlines()
+        if isinstance(items, (list, tuple)):
+            entries += [(group, item) for item in items if isinstance(item, str) and "=" in item]
+    return entries
+
+
+def plugins_for_file(path: str) -> frozenset:
+    """(group, entry name, target module) of the entry points the project holding `path` declares
+    outside its scripts (`("vllm.platform_plugins", "ascend", "vllm_ascend")`)."""
+    scripts = scripts_for_file(path)
+    return scripts.plugins if scripts is not None else frozenset()
 
 
 # -- the project's own packages ----------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.test_code import in_test_function
+from npu_lint.analysis.test_code import in_reference_helper, in_test_function
 from npu_lint.checks.base import Check
 from npu_lint.checks.operator_calls import chip_of, release_of
 from npu_lint.knowledge import fused_operators
@@ -27,7 +27,7 @@ class AffinityCheck(Check):
         return operator if operator.available(self.release, self.chip) else None
 
     def report(self, ctx: ModuleContext, node: nodes.NodeNG, operator: FusedOperator, **fields: str) -> None:
-        if _in_reference_of(node, operator.api) or in_test_function(node):
+        if _in_reference_of(node, operator.api) or in_test_function(node) or in_reference_helper(node):
             return  # a test's hand-written form is the reference the kernel is compared with
         fields.setdefault("advice", "")
         ctx.report(self.rule, node, api=operator.api, facts=operator.facts(),
@@ -40,7 +40,8 @@ def _in_reference_of(node: nodes.NodeNG, api: str) -> bool:
     golden output on the host that way, to compare the NPU's with: the operator itself is what
     they check, not what they should call. A test function's hand-written form is such a
     reference too (xDiT's `test_ck_vsa_matches_masked_dense`: `reference =
-    torch.matmul(torch.softmax(scores, dim=-1), value.float())` beside AITER's sparse kernel);
+    torch.matmul(torch.softmax(scores, dim=-1), value.float())` beside AITER's sparse kernel), and
+    so is a helper of a test module named for a reference (vllm-ascend's `_reference_impl`);
     `report` leaves those alone through analysis/test_code.py."""
     if not api.startswith("torch_npu."):
         return False
