@@ -143,18 +143,27 @@ def test_a_table_of_getters_keeps_its_keys():
 @pytest.mark.parametrize("lightning, expected", [
     # sam2's training/trainer.py: its own Trainer's `accelerator` becomes `torch.device("cuda", rank)`,
     # a device name like any other ("npu" there is the port)
-    ("", [(3, "NPU111", "unsafe"), (4, "NPU111", "unsafe"), (5, "NPU110", "safe"), (6, "NPU113", "")]),
+    ("", [(3, "NPU111", "unsafe"), (4, "NPU111", "unsafe"), (5, "NPU110", "safe"), (6, "NPU113", ""),
+          (8, "NPU113", ""), (10, "NPU111", "unsafe")]),
     # near miss: where Lightning is imported the name is its accelerator's, which has no "npu"
-    ("import lightning as L", [(3, "NPU113", ""), (4, "NPU113", ""), (5, "NPU110", "safe"), (6, "NPU113", "")]),
+    ("import lightning as L", [(3, "NPU113", ""), (4, "NPU113", ""), (5, "NPU110", "safe"), (6, "NPU113", ""),
+                               (8, "NPU113", ""), (10, "NPU113", "")]),
 ])
 def test_accelerator_names_are_lightnings_where_lightning_is_imported(lightning, expected):
-    # line 6, near miss too: beside Lightning's `devices`, Fabric's arguments built where it is not imported
+    # line 6, near miss too: beside Lightning's `devices`, Fabric's arguments built where it is not
+    # imported; line 8 likewise, set on one configuration beside `devices` (PyG GraphGym's
+    # auto_select_device, whose cfg its train.py hands to Lightning's Trainer); line 10 has no such sibling
     body = f"""
     import torch; {lightning}
     def setup_device(local_rank, accelerator: str = "cuda"):
         if accelerator == "cuda":
             return torch.device("cuda", local_rank)
     fabric_kwargs = {{"accelerator": "cuda", "devices": 1}}
+    def auto_select_device(cfg, run):
+        cfg.accelerator = "cuda"
+        cfg.devices = 1
+        run.accelerator = "cuda"
+        run.seed = 1
     """
     assert findings(body, "NPU11") == expected
 

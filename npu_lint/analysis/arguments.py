@@ -155,13 +155,23 @@ def _role_holds(node: nodes.NodeNG, role: Role) -> bool:
 
 
 def _sibling_names(node: nodes.NodeNG) -> set[str]:
-    """The other keys of the dict display, or keywords of the call, that `node` is a value of."""
+    """The other keys of the dict display, or keywords of the call, that `node` is a value of; or
+    the other attributes its block sets on the object whose attribute it is stored in
+    (PyG GraphGym's `cfg.accelerator = 'cuda'` beside `cfg.devices = 1`, the settings its
+    train.py hands to Lightning's Trainer)."""
     parent = node.parent
     if isinstance(parent, nodes.Keyword) and isinstance(parent.parent, nodes.Call):
         return {keyword.arg for keyword in parent.parent.keywords or () if keyword is not parent and keyword.arg}
     if isinstance(parent, nodes.Dict):
         return {key.value for key, value in parent.items
                 if value is not node and isinstance(key, nodes.Const) and isinstance(key.value, str)}
+    if isinstance(parent, nodes.Assign) and parent.value is node and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], nodes.AssignAttr):
+        owner = parent.targets[0].expr.as_string()
+        block = [statement for statement in parent.parent.get_children() if statement is not parent]
+        return {target.attrname for statement in block if isinstance(statement, nodes.Assign)
+                for target in statement.targets
+                if isinstance(target, nodes.AssignAttr) and target.expr.as_string() == owner}
     return set()
 
 
