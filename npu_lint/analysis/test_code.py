@@ -55,12 +55,17 @@ def in_test_function(node: nodes.NodeNG) -> bool:
     """Is `node` inside a function (or a function nested in one) that runs only for tests: named
     `test_*`; `test*`, a set-up or a tear-down method of a class whose name says Test; a pytest
     fixture?"""
+    return _test_function(node) is not None
+
+
+def _test_function(node: nodes.NodeNG) -> nodes.FunctionDef | None:
+    """The innermost function around `node` that runs only for tests, if any."""
     scope = node.scope()
     while not isinstance(scope, nodes.Module):
         if isinstance(scope, nodes.FunctionDef) and _test_name(scope):
-            return True
+            return scope
         scope = scope.parent.scope()
-    return False
+    return None
 
 
 def _test_name(function: nodes.FunctionDef) -> bool:
@@ -85,23 +90,15 @@ def expected_by_test(node: nodes.NodeNG) -> bool:
     """Is `node` part of what an `assert` in a test function expects (not its message)? OpenRLHF
     0.11.2's tests/test_ray_env_vars.py: `assert env_vars["NCCL_DEBUG"] == "INFO"` checks the
     environment its launcher hands to Ray, where that launcher sets it."""
-    statement = node.statement()
-    return isinstance(statement, nodes.Assert) and not (
-        statement.fail is not None and _within(node, statement.fail)) and in_test_function(node)
+    return _expected_by_assert(node) and in_test_function(node)
 
 
 def expects_value_of_test_text(node: nodes.NodeNG, value: str) -> bool:
     """Is `node`, whose string is `value`, part of what an `assert` in a test function expects,
     while the same test holds `value` only inside a longer text (a command line, a YAML document)
     that it hands over: neither prose (an assert's or a log's message) nor a docstring?"""
-    statement = node.statement()
-    if not isinstance(statement, nodes.Assert) or statement.fail is not None and _within(node, statement.fail):
-        return False
-    function = node.scope()
-    while not isinstance(function, nodes.Module) and not (isinstance(function, nodes.FunctionDef)
-                                                           and _test_name(function)):
-        function = function.parent.scope()
-    if isinstance(function, nodes.Module):
+    function = _test_function(node) if _expected_by_assert(node) else None
+    if function is None:
         return False
     word = re.compile(r"(?<![\w.:/-])" + re.escape(value) + r"(?![\w:])")
     for text in function.nodes_of_class(nodes.Const):
@@ -114,12 +111,11 @@ def expects_value_of_test_text(node: nodes.NodeNG, value: str) -> bool:
     return False
 
 
-def _within(node: nodes.NodeNG, ancestor: nodes.NodeNG) -> bool:
-    while node is not None:
-        if node is ancestor:
-            return True
-        node = node.parent
-    return False
+def _expected_by_assert(node: nodes.NodeNG) -> bool:
+    """Is `node` in the test of an `assert` statement (not in its message)?"""
+    statement = node.statement()
+    return isinstance(statement, nodes.Assert) and not (
+        statement.fail is not None and (node is statement.fail or statement.fail.parent_of(node)))
 
 
 def in_reference_helper(node: nodes.NodeNG) -> bool:
