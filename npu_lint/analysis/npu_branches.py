@@ -156,6 +156,7 @@ import weakref
 from typing import Iterable, Optional
 
 from astroid import nodes
+from astroid.exceptions import NoDefault
 
 from npu_lint.analysis.arguments import parameter_of_default
 from npu_lint.analysis.environment import environment_use
@@ -394,16 +395,15 @@ def _test_argument_over_npu_default(parent: nodes.NodeNG, child: nodes.NodeNG) -
 
 def _default_of(arguments: nodes.Arguments, name: Optional[str], position: Optional[int]) -> Optional[nodes.NodeNG]:
     """The default of the parameter a call's keyword `name` (or argument at `position`) fills."""
-    positional = [*(arguments.posonlyargs or []), *(arguments.args or [])]
     if name is None:
+        positional = [*(arguments.posonlyargs or []), *(arguments.args or [])]
         if position is None or position >= len(positional):
             return None
         name = positional[position].name
-    defaults = dict(zip([arg.name for arg in positional][len(positional) - len(arguments.defaults or []):],
-                        arguments.defaults or []))
-    defaults.update({arg.name: value for arg, value in zip(arguments.kwonlyargs or [], arguments.kw_defaults or [])
-                     if value is not None})
-    return defaults.get(name)
+    try:
+        return arguments.default_value(name)
+    except NoDefault:
+        return None
 
 
 def _import_replaced_on_npu(statement: nodes.ImportFrom) -> bool:
