@@ -15,11 +15,12 @@ from npu_lint.analysis.names import bindings, last_name, qualified_name
 from npu_lint.knowledge.loader import RuleDataError
 from npu_lint.knowledge.location import data_file
 from npu_lint.knowledge.yaml_data import load_yaml
+from npu_lint.core.records import record
 
 ARGUMENTS_FILE = "arguments.yaml"
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Role:
     keywords: frozenset[str]
     positional: dict[str, int]
@@ -31,7 +32,7 @@ class Role:
     siblings: frozenset[str] = frozenset()  # or beside one of these keys or keywords
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class NotValues:
     """What marks a string as no value at all (see analysis/not_values.py)."""
     attribute_calls: dict[str, int]
@@ -52,7 +53,7 @@ class NotValues:
     build_toolkit_calls: dict[str, str] = dataclasses.field(default_factory=dict)  # callable -> toolkit keyword
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class ArgumentTables:
     roles: dict[str, Role]
     prose_keywords: frozenset[str]

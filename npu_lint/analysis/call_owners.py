@@ -25,6 +25,7 @@ from astroid import nodes
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.core.findings import Finding, Related
 from npu_lint.core.rule import Rule
+from npu_lint.core.records import record
 
 # The rule that gives way -> (the rules that own a call they share, in order of preference;
 # whether its own fact stays with the owner's finding as related information).
@@ -43,7 +44,7 @@ OWNERS: dict[str, tuple[tuple[str, ...], bool]] = {
 _KEY = "call_owners"
 
 
-@dataclasses.dataclass(eq=False)
+@record(eq=False)
 class Said:
     """A finding reported through `report_about` and the nodes it speaks about; `finding` follows
     the finding when related places are added to it (findings are immutable)."""

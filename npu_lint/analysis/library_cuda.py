@@ -20,6 +20,7 @@ from typing import Iterable
 
 from npu_lint.core.python_ast import dotted_parts
 from npu_lint.knowledge.library_summaries import CudaUse
+from npu_lint.core.records import record
 
 # torch.cuda names that do no harm where CUDA is absent: tests, lazy seeding, cache and memory
 # statistics that answer 0, decorators evaluated at import time.
@@ -45,7 +46,7 @@ NOT_API = frozenset({"tests", "test", "testing", "test_utils", "examples", "benc
 CALLED_BY_TORCH = frozenset({"forward", "extra_repr", "reset_parameters"})
 
 
-@dataclasses.dataclass
+@record
 class _Function:
     qname: str
     path: str
@@ -61,7 +62,7 @@ class _Function:
     forwards: list = dataclasses.field(default_factory=list)  # (param, callee qname, callee param)
 
 
-@dataclasses.dataclass
+@record
 class _Module:
     name: str
     path: str

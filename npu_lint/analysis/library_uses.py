@@ -9,7 +9,6 @@ gives the same answer.
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
 import re
 from typing import Callable
@@ -19,13 +18,14 @@ from astroid import nodes
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_root, imported_name, outermost_attribute
 from npu_lint.analysis.probes import probed
+from npu_lint.core.records import record
 
 MAX_ALIAS_DEPTH = 4  # `A = apex.x; B = A; C = B` is as deep as real code goes
 
 LibraryOf = Callable[[str], "str | None"]
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class LibraryUse:
     node: nodes.NodeNG  # the whole `a.b.c` where the library name is used
     qname: str  # the library's dotted name: apex.amp.initialize

@@ -6,16 +6,16 @@ the engine (pylint hands over its own) gets them from one walk of its astroid tr
 """
 from __future__ import annotations
 
-import dataclasses
 
 from astroid import nodes
 
 from npu_lint.analysis.star_imports import StarImport
+from npu_lint.core.records import record
 
 _ATTRIBUTE = "_npu_module_facts"
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class ModuleFacts:
     # Every local name an import statement binds, anywhere in the module: a name outside
     # it cannot be import-bound, whatever astroid's (costly) scope lookup would say.

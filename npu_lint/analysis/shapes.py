@@ -8,12 +8,12 @@ can reach the use), so a chain spread over several statements reads as one expre
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Callable, Iterator, Optional, Tuple
 
 from astroid import nodes
 
 from npu_lint.analysis.names import keyword, last_name, qualified_name, values_stored_in_self
+from npu_lint.core.records import record
 
 MAX_DEPTH = 8
 
@@ -28,7 +28,7 @@ MULTIPLY = frozenset({"mul", "mul_", "multiply"})
 VALUE_PRESERVING = frozenset({"float", "half", "bfloat16", "double", "to", "type_as", "type", "contiguous"})
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Op:
     """A tensor operation: its name and operands (the receiver first for a method)."""
 
@@ -108,7 +108,7 @@ def values(node: nodes.NodeNG, depth: int = 0) -> Iterator[nodes.NodeNG]:
             yield Unpacked(parent.parent.value, position, len(parent.elts))
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Unpacked:
     """`a, b = value`: the name is element `index` of `count`."""
 

@@ -19,27 +19,27 @@ there either: where the name is used as a module, it is the import.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import os
 from typing import Optional
 
 from astroid import nodes
 
 from npu_lint.core.file_facts import FileFacts
+from npu_lint.core.records import record
 
 MAX_DEPTH = 6  # distributed -> basics -> data.all -> torch_basics -> torch_imports is fastai's 4
 MAX_CACHED = 2048
 _UNKNOWN = object()  # bound, but not by one import: stop looking, answer None
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class StarImport:
     level: int
     module: str  # "" for `from . import *`
     line: int
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class _Summary:
     """The top-level bindings of one module file."""
 

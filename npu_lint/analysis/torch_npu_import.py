@@ -14,7 +14,6 @@ covers something else, where a missing torch_npu would silently take the fallbac
 """
 from __future__ import annotations
 
-import dataclasses
 import re
 
 from astroid import nodes
@@ -22,6 +21,7 @@ from astroid import nodes
 from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.star_imports import star_binding
 from npu_lint.core.findings import Edit, Position
+from npu_lint.core.records import record
 
 TORCH_NPU = "torch_npu"
 _DEVICE_WORDS = frozenset({"cuda", "npu"})
@@ -92,7 +92,7 @@ def first_torch_import(module: nodes.Module) -> nodes.NodeNG | None:
     return _preferred(imports) if imports else None
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Placement:
     stmt: nodes.NodeNG  # the statement the import goes next to
     before: bool  # True: on the line above stmt; False: on the line below it

@@ -11,12 +11,13 @@ from npu_lint.knowledge import release_data
 from npu_lint.knowledge.loader import RuleDataError
 from npu_lint.knowledge.location import data_file
 from npu_lint.knowledge.yaml_data import load_yaml
+from npu_lint.core.records import record
 
 TRANSFER_FILE = "transfer_to_npu.yaml"
 TRANSFER_IMPORT = "from torch_npu.contrib import transfer_to_npu"
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class TransferFacts:
     reaches: dict[str, str]
     cuda_path_libraries: tuple[str, ...]

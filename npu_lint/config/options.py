@@ -6,13 +6,13 @@ bad value reads the same whichever front end was given it.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Mapping
 
 from npu_lint.core.rule import STRATEGIES
+from npu_lint.core.records import record
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Option:
     key: str  # the flag (`--key`) and the configuration key
     metavar: str

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import ast
 import configparser
-import dataclasses
 import functools
 import os
 import sys
+from npu_lint.core.records import record
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -30,7 +30,7 @@ PACKAGING_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 SCRIPT_GROUPS = ("console_scripts", "gui_scripts")
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class ProjectScripts:
     root: str
     modules: frozenset  # dotted names of the modules console scripts call into

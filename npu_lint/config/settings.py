@@ -1,16 +1,16 @@
 """What a run is asked to do: which rules, for which torch_npu release."""
 from __future__ import annotations
 
-import dataclasses
 import functools
 import fnmatch
 import os
 
 from npu_lint.core.rule import Rule
 from npu_lint.knowledge import operator_data, release_data
+from npu_lint.core.records import record
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Settings:
     select: tuple[str, ...] = ()  # code prefixes; empty means the default set
     ignore: tuple[str, ...] = ()

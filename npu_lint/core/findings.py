@@ -6,8 +6,8 @@ Front ends convert them to their own convention.
 """
 from __future__ import annotations
 
-import dataclasses
 import enum
+from npu_lint.core.records import record
 
 
 class Severity(str, enum.Enum):
@@ -40,13 +40,13 @@ class Applicability(str, enum.Enum):
 _APPLICABILITY_ORDER = (Applicability.SAFE, Applicability.UNSAFE, Applicability.DISPLAY_ONLY)
 
 
-@dataclasses.dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class Position:
     line: int  # 1-based
     column: int  # 0-based, in characters
 
 
-@dataclasses.dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class Edit:
     """Replace the text between start and end with content."""
 
@@ -55,14 +55,14 @@ class Edit:
     content: str
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Fix:
     applicability: Applicability
     message: str
     edits: tuple[Edit, ...] = ()
 
 
-@dataclasses.dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class Related:
     """Another place that belongs to a finding: a later use of what it reports, the line inside
     a library that makes the call CUDA-bound, or the finding of another rule that this one speaks
@@ -76,7 +76,7 @@ class Related:
     folded: str = ""
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Finding:
     code: str
     name: str

@@ -1,10 +1,10 @@
 """A rule as the rule data describes it, after validation."""
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from npu_lint.core.findings import Applicability, Severity
+from npu_lint.core.records import record
 
 # pylint message ids: one checker per rule family, checker digits 51-59
 # (pylint reserves 51-99 for plugins), message digits from the rule code.
@@ -16,7 +16,7 @@ _PYLINT_LETTER = {Severity.ERROR: "E", Severity.WARNING: "W", Severity.INFO: "C"
 STRATEGIES = ("manual", "auto", "agnostic")
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class RuleDoc:
     what: str
     why: str
@@ -26,13 +26,13 @@ class RuleDoc:
     target: str | None = None  # the torch_npu release the examples are checked against
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class FixSpec:
     applicability: Applicability
     message: str
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Rule:
     code: str
     name: str

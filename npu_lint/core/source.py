@@ -2,16 +2,16 @@
 from __future__ import annotations
 
 import codecs
-import dataclasses
 import io
 import tokenize
+from npu_lint.core.records import record
 
 
 class SourceError(Exception):
     """A file that cannot be read as Python source; the message says why."""
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class DecodedSource:
     text: str
     encoding: str  # as declared or detected, e.g. "utf-8" or "latin-1"

@@ -5,7 +5,6 @@ Every front end calls this and only translates what it returns.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import inspect
 import os
 import warnings
@@ -28,8 +27,9 @@ from npu_lint.knowledge import torch_model
 from npu_lint.engine.builtins_bootstrap import bootstrap_builtins
 from npu_lint.engine.suppression import Suppressions
 from npu_lint.knowledge.loader import rules_with_extensions
+from npu_lint.core.records import record
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Problem:
     """A file that could not be checked, or a rule that failed on it."""
 
@@ -40,7 +40,7 @@ class Problem:
     rule: str | None = None
 
 
-@dataclasses.dataclass
+@record
 class CheckResult:
     findings: list[Finding]
     problems: list[Problem]

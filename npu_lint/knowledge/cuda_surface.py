@@ -5,20 +5,20 @@ and hints are data in data/cuda_names.yaml.
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
 
 from npu_lint.knowledge import release_data, torch_model
 from npu_lint.knowledge.loader import RuleDataError
 from npu_lint.knowledge.location import data_file
 from npu_lint.knowledge.yaml_data import load_yaml
+from npu_lint.core.records import record
 
 CUDA = "torch.cuda"
 NPU = "torch.npu"
 NAMES_FILE = "cuda_names.yaml"
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class CudaNames:
     renames: dict[str, str]
     notes: dict[str, str]

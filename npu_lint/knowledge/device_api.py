@@ -1,18 +1,18 @@
 """Device-neutral spellings for torch.cuda names (data/device_api.yaml), checked per target torch."""
 from __future__ import annotations
 
-import dataclasses
 import functools
 
 from npu_lint.knowledge.loader import RuleDataError
 from npu_lint.knowledge.location import data_file
 from npu_lint.knowledge.torch_surface import torch_has, torch_version, version_tuple
 from npu_lint.knowledge.yaml_data import load_yaml
+from npu_lint.core.records import record
 
 API_FILE = "device_api.yaml"
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class DeviceApi:
     device_type_calls: dict[str, str]
     positional_arguments_shift: frozenset[str]

@@ -1,18 +1,18 @@
 """The fused-operator facts the NPU5xx rules print (data/fused_operators.yaml)."""
 from __future__ import annotations
 
-import dataclasses
 import functools
 from typing import Dict, Optional, Tuple
 
 from npu_lint.knowledge import release_data
 from npu_lint.knowledge.operator_data import CHIPS
 from npu_lint.knowledge.yaml_data import load_yaml
+from npu_lint.core.records import record
 
 DATA_FILE = "fused_operators.yaml"
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class FusedOperator:
     key: str
     api: str
@@ -46,7 +46,7 @@ class FusedOperator:
         return f"{self.releases_text()}, on {self.chips_text()}; dtypes: {self.dtypes}; {self.layouts}"
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class OptimizerCounterpart:
     torch_api: str
     fused: str

@@ -5,7 +5,6 @@ reads and validates them. A form is reported by NPU112 where its meaning is `cud
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
 from typing import Mapping, Optional, Tuple
 
@@ -13,12 +12,13 @@ from npu_lint.knowledge import release_data
 from npu_lint.knowledge.loader import RuleDataError
 from npu_lint.knowledge.location import data_file
 from npu_lint.knowledge.yaml_data import load_yaml
+from npu_lint.core.records import record
 
 DATA_FILE = "integer_devices.yaml"
 CUDA = "cuda"
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class DeviceForm:
     name: str                      # "factory"
     written: str                   # how the docs show it
@@ -29,7 +29,7 @@ class DeviceForm:
     sources: Tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class ReleaseMeanings:
     release: str
     torch: str
@@ -40,7 +40,7 @@ class ReleaseMeanings:
         return tuple(form for form, meaning in self.meanings.items() if meaning == CUDA)
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class IntegerDeviceFacts:
     meanings: Mapping[str, str]    # meaning -> its explanation
     forms: Mapping[str, DeviceForm]

@@ -7,11 +7,12 @@ import functools
 from npu_lint.knowledge.loader import RuleDataError
 from npu_lint.knowledge.location import data_file
 from npu_lint.knowledge.yaml_data import load_yaml
+from npu_lint.core.records import record
 
 LIBRARIES_FILE = "cuda_libraries.yaml"
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Choice:
     """The replacement picked by a literal bool keyword, which the fix then drops."""
 
@@ -20,7 +21,7 @@ class Choice:
     values: dict[bool, str]
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Advice:
     key: str  # the table entry that matched
     advice: str = ""
@@ -33,7 +34,7 @@ class Advice:
     kernel: bool = False  # a decorator that compiles its function for the GPU: one finding per kernel
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class LibraryTable:
     libraries: dict[str, str]  # top module -> the name a message uses
     symbols: dict[str, Advice]

@@ -5,9 +5,9 @@ libraries: every other file never pays for it.
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
 import re
+from npu_lint.core.records import record
 
 DATA_NAME = "library_summaries.yaml"
 
@@ -17,7 +17,7 @@ SUMMARISED = frozenset({"timm", "transformers", "accelerate", "torchvision", "mm
                         "pytorch_lightning", "ultralytics"})
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class CudaUse:
     """Where a library function becomes CUDA-bound."""
 
@@ -28,7 +28,7 @@ class CudaUse:
     via: str | None = None  # the library function called that is CUDA-bound
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Summary:
     """One library release: CUDA-bound qualified names, and public re-exports of them."""
 

@@ -9,7 +9,6 @@ only the generator reads those.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import functools
 import re
 from types import MappingProxyType
@@ -19,6 +18,7 @@ from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
 from npu_lint.knowledge import release_data
 from npu_lint.knowledge.release_data import apply_changes, flatten_facts, unflatten_facts
 from npu_lint.knowledge.yaml_data import YAMLError, load_yaml
+from npu_lint.core import records
 
 DATA_FILE = "operator_support.yaml"
 SCHEMA_VERSION = 1
@@ -34,7 +34,7 @@ _TRIGGER = re.compile(r"^(?P<arg>\w+)(?:=(?P<value>.+?))?(?:@(?P<position>\d+))?
 _MISSING = object()
 
 
-@dataclasses.dataclass(frozen=True)
+@records.record(frozen=True)
 class Trigger:
     """`arg` given as a keyword (value None), or `arg` equal to a literal (by keyword or position)."""
     argument: str
@@ -61,7 +61,7 @@ class Trigger:
         return f"`{self.argument}={self.value!r}`" if self.has_value else f"`{self.argument}=`"
 
 
-@dataclasses.dataclass(frozen=True)
+@records.record(frozen=True)
 class ApiFacts:
     name: str
     cls: str                         # cpu-fallback | no-kernel
@@ -77,7 +77,7 @@ class ApiFacts:
     ascend: str = ""                 # Ascend's note: "falls back" / "may fall back"
 
 
-@dataclasses.dataclass(frozen=True)
+@records.record(frozen=True)
 class AscendFacts:
     name: str
     unsupported_on: FrozenSet[str]                      # chip ids
@@ -97,7 +97,7 @@ class AscendFacts:
         return tuple(sorted(set(self.dtypes) | set(self.chip_dtypes.get(chip, {}))))
 
 
-@dataclasses.dataclass(frozen=True)
+@records.record(frozen=True)
 class OperatorRelease:
     release: str
     torch: str

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 
 from npu_lint.knowledge.yaml_data import YAMLError, load_yaml
+from npu_lint.core import records
 
 DATA_FILE = "torch_npu_releases.yaml"
 SCHEMA_VERSION = 1
@@ -22,7 +23,7 @@ PATH_SEPARATOR = "/"
 PAIR_SEPARATOR = " -> "
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class LibraryApis:
     """Functions and methods of one library that transfer_to_npu runs with the real
     `torch.cuda.is_available` (from library version `min_version` on)."""
@@ -31,7 +32,7 @@ class LibraryApis:
     methods: frozenset
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class ReleaseFacts:
     release: str                       # exact torch-npu version, e.g. "2.1.0.post17"
     torch_version: str                 # the torch it pairs with, e.g. "2.1.0"

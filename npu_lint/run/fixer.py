@@ -18,11 +18,12 @@ from npu_lint.config.settings import Settings
 from npu_lint.core.findings import Applicability, Edit, Finding, Position
 from npu_lint.engine.engine import Engine, Problem, engine_for
 from npu_lint.run.runner import lint_text
+from npu_lint.core.records import record
 
 MAX_PASSES = 8
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Change:
     """One applied fix, as the migration report lists it."""
 
@@ -31,7 +32,7 @@ class Change:
     origin: tuple[int, ...]  # for each line of `text`, its line in the original (0: a line a fix added)
 
 
-@dataclasses.dataclass
+@record
 class FixOutcome:
     text: str
     fixed: list[Finding]

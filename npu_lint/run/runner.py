@@ -1,17 +1,17 @@
 """Lint one file from disk: read, decode, check. Shared by the CLI, fix and the editor."""
 from __future__ import annotations
 
-import dataclasses
 import os
 
 from npu_lint.core.findings import Finding
 from npu_lint.core.source import DecodedSource, SourceError, decode_source
 from npu_lint.engine.engine import CheckResult, Engine, Problem
+from npu_lint.core.records import record
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 
 
-@dataclasses.dataclass
+@record
 class FileResult:
     path: str
     findings: list[Finding]

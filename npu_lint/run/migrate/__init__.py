@@ -33,9 +33,10 @@ from npu_lint.run.migrate.html_report import write_html_report
 from npu_lint.run.migrate.launcher import distributed_entry_points, write_launcher
 from npu_lint.run.migrate.reports import MIGRATE_SELECT, write_reports
 from npu_lint.run.runner import lint_text
+from npu_lint.core.records import record
 
 
-@dataclasses.dataclass
+@record
 class MigratedFile:
     relative: str  # path inside the project, with "/"
     original: list[Finding]  # every finding before the fixes (after `# noqa`)
@@ -45,7 +46,7 @@ class MigratedFile:
     problems: list[str]
 
 
-@dataclasses.dataclass
+@record
 class Migration:
     source: str
     output: str

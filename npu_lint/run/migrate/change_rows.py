@@ -7,15 +7,15 @@ types (INSERT, MODIFY, DELETE) and the lines of the ORIGINAL file.
 """
 from __future__ import annotations
 
-import dataclasses
 
 from npu_lint.core.findings import Edit, Finding
 from npu_lint.run.fixer import Change
+from npu_lint.core.records import record
 
 MAX_SNIPPET = 80
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class ChangeRow:
     start: int  # lines of the original file
     end: int

@@ -1,18 +1,18 @@
 """Walk SRC and write the copy, without ever writing inside SRC or outside OUT."""
 from __future__ import annotations
 
-import dataclasses
 import os
 import stat
 
 from npu_lint.run.discovery import SKIPPED_DIRS
+from npu_lint.core.records import record
 
 
 class MigrationRefused(Exception):
     """Nothing was written; the message says why."""
 
 
-@dataclasses.dataclass
+@record
 class CopyItem:
     absolute: str
     relative: str
@@ -23,7 +23,7 @@ class CopyItem:
             return handle.read()
 
 
-@dataclasses.dataclass
+@record
 class CopyPlan:
     source: str
     output: str

@@ -12,17 +12,17 @@ Only the import statements are read (Python's ast), never the code run.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import sys
 import warnings
 
 from npu_lint.core.python_ast import dotted_name
 from npu_lint.run.migrate.cuda_ops import CudaOp
+from npu_lint.core.records import record
 
 TIPS = "User-defined CUDA Operator."
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class CudaOpCall:
     file: str
     start: int

@@ -9,8 +9,8 @@ Every operator found was written for CUDA (or the CPU) and needs an NPU kernel.
 """
 from __future__ import annotations
 
-import dataclasses
 import re
+from npu_lint.core.records import record
 
 EXTENSIONS = (".cpp", ".cc", ".cxx", ".c++", ".cu", ".cuh", ".h", ".hpp")
 MAX_BYTES = 2 * 1024 * 1024
@@ -21,7 +21,7 @@ _SELECTIVE = re.compile(r"^(?:c10::)?TORCH_SELECTIVE_(?:SCHEMA|NAME)\s*\(")
 _OPEN, _CLOSE = "([{", ")]}"
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class CudaOp:
     file: str  # relative to the project, with "/"
     line: int

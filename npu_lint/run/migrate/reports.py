@@ -24,6 +24,7 @@ from npu_lint.run.migrate.ascend_csv import MISSING, csv_bytes
 from npu_lint.run.migrate.change_rows import ChangeRow, file_change_rows, original_line, snippet
 from npu_lint.run.migrate.copy_tree import write_new_file
 from npu_lint.run.migrate.cuda_op_calls import TIPS as CUSTOM_OP_TIPS
+from npu_lint.core.records import record
 
 CHANGE_LIST = "change_list.csv"
 UNSUPPORTED = "unsupported_api.csv"
@@ -112,7 +113,7 @@ def _affinity_target(finding: Finding) -> str:
     return MISSING
 
 
-@dataclasses.dataclass
+@record
 class Entry:
     """One finding of the original project and where it was reported."""
 
