@@ -4,7 +4,7 @@ rules/ holds rule records only; data/ holds the tables the checks read and the g
 """
 from __future__ import annotations
 
-import importlib.resources
+import importlib.util
 from pathlib import Path
 from typing import Iterator
 
@@ -14,12 +14,26 @@ _CHECKOUT = Path(__file__).resolve().parents[2]
 def _folder(package: str, checkout_name: str):
     """A shipped folder as a Traversable: the installed package data, else the checkout's folder."""
     try:
-        packaged = importlib.resources.files(package)
-        if packaged.is_dir() and any(p.name.endswith(".yaml") for p in packaged.iterdir()):
-            return packaged
+        spec = importlib.util.find_spec(package)
     except ModuleNotFoundError:
-        pass
+        return _CHECKOUT / checkout_name
+    # An installed folder is read as it is: importlib.resources, with the tempfile, shutil and
+    # zip modules it imports, is only needed for an install that is not plain files (a zip).
+    for location in (spec.submodule_search_locations or ()) if spec else ():
+        folder = Path(location)
+        if folder.is_dir():
+            return folder if _has_yaml(folder) else _CHECKOUT / checkout_name
+    if spec is not None:
+        from importlib import resources  # pylint: disable=import-outside-toplevel
+
+        packaged = resources.files(package)
+        if packaged.is_dir() and _has_yaml(packaged):
+            return packaged
     return _CHECKOUT / checkout_name
+
+
+def _has_yaml(folder) -> bool:
+    return any(p.name.endswith(".yaml") for p in folder.iterdir())
 
 
 def rules_dir():

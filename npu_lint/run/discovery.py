@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from typing import Iterator
 
 from npu_lint.config.settings import Settings
@@ -73,6 +71,10 @@ def git_ignored(folder: str) -> frozenset[str]:
     Folders named on the command line are walked with the project's own ignore rules, as Ruff
     does; files named directly are always checked.
     """
+    # Imported here: only folders need git, and a check of named files should not pay for it.
+    import shutil  # pylint: disable=import-outside-toplevel
+    import subprocess  # pylint: disable=import-outside-toplevel
+
     git = shutil.which("git")
     if git is None:
         return frozenset()
