@@ -78,6 +78,7 @@ from npu_lint.analysis.arguments import argument_role, tables
 from npu_lint.analysis.cpu_device import explicitly_on_cpu
 from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument, imports_cuda_build
 from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, method_running_kernel, runs_cuda_kernel
+from npu_lint.analysis.forwarded_keywords import hands_keyword_to_library
 from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import bindings, identifier_words, qualified_name, statements_after, values_stored_in_self
@@ -330,7 +331,7 @@ def _is_switch_value(value: nodes.NodeNG) -> bool:
         words = set(identifier_words(parent.arg))
         if not words & _SWITCH_WORDS or words & _NOT_SWITCH_WORDS:
             return False
-    return _library_callee(parent.parent)
+    return _library_callee(parent.parent) or hands_keyword_to_library(parent.parent, parent.arg)
 
 
 def _library_callee(call: nodes.NodeNG) -> bool:
