@@ -114,6 +114,17 @@ def _other_branch_imports(statement: nodes.Assign, name: str) -> bool:
                for node in branch.body)
 
 
+def sole_import(name: nodes.Name) -> nodes.Import | nodes.ImportFrom | None:
+    """The import statement that alone binds `name` where it is read, the None an import's
+    fallback binds aside (`if args.fp16: from torch.cuda import amp` / `else: amp = None`,
+    simpletransformers' retrieval_utils.py, before `partial(embed, amp=amp)`): where the name is
+    used, it is that import's. None where another statement binds it too."""
+    found = [assignment for assignment in bindings(name) if not _import_fallback(assignment)]
+    if len(found) != 1 or not isinstance(found[0], (nodes.Import, nodes.ImportFrom)):
+        return None
+    return found[0]
+
+
 def _is_star_import(assignment: nodes.NodeNG) -> bool:
     return isinstance(assignment, nodes.ImportFrom) and any(name == "*" for name, _alias in assignment.names)
 

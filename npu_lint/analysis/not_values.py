@@ -67,6 +67,10 @@
 
     ["python", "cpp", "cuda", "lua"]    a list of words of another vocabulary (programming
                                         languages): no other device, backend or build beside it
+    ["device", "cpu", "cuda", "epochs", "lang"]
+                                        a list of the names of settings, "device" among them
+                                        (stanza's options a processor filters out: its --device,
+                                        --cpu and --cuda flags)
 
     find_spec("cuda"), ctypes.util.find_library("cuda")
                                         the name of a Python module (cuda-python) or a shared
@@ -104,9 +108,9 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
     library guard', "device of a CUDA kernel's registration", "device of a CUDA-only library's
     class", 'test label', 'test mark label', 'test parameter name', 'build for a platform', 'build of torch', 'CUDA
     kernel workaround', 'text of a test case', 'implementation choice', 'device recorded in a
-    TorchScript graph', 'word of another vocabulary', 'text of a program's output', 'name of a module
-    or library', 'registry key', "path of a library's CUDA device", 'toolkit of a C++ build'), or None
-    when it is one."""
+    TorchScript graph', 'word of another vocabulary', 'name of a setting', 'text of a program's
+    output', 'name of a module or library', 'registry key', "path of a library's CUDA device",
+    'toolkit of a C++ build'), or None when it is one."""
     if _in_literal_type(node):
         return "type"
     if _enum_member_value(node):
@@ -151,6 +155,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "device recorded in a TorchScript graph"
     if _word_of_other_vocabulary(node):
         return "word of another vocabulary"
+    if _name_of_setting(node):
+        return "name of a setting"
     if _searched_in_process_output(node):
         return "text of a program's output"
     if _module_name(node):
@@ -231,6 +237,25 @@ def _word_of_other_vocabulary(node: nodes.NodeNG) -> bool:
     if len(words) != len(collection.elts):
         return False
     return sum(1 for word in words if _DEVICE_VOCABULARY.match(word)) == 1
+
+
+# The name of the setting a device name is a value of: a list that names it lists settings.
+_SETTING_NAMES = frozenset({"device", "devices"})
+
+
+def _name_of_setting(node: nodes.NodeNG) -> bool:
+    """`options_to_filter = ['device', 'cpu', 'cuda', 'dev_conll_gold', 'epochs', 'lang', 'mode',
+    'save_name', 'shorthand']` (stanza 1.15's Processor.filter_out_option, then `option in
+    options_to_filter`): a list of plain names that holds "device", the setting whose values device
+    names are, lists the names of settings (stanza's --device, --cpu and --cuda flags), not the
+    values of one. "npu" there would keep the --cuda flag's setting in a processor's configuration."""
+    collection = node.parent
+    if not isinstance(collection, _COLLECTIONS) or len(collection.elts) < _VOCABULARY_SIZE:
+        return False
+    words = [element.value for element in collection.elts
+             if isinstance(element, nodes.Const) and isinstance(element.value, str)]
+    return len(words) == len(collection.elts) and all(word.isidentifier() for word in words) \
+        and not _SETTING_NAMES.isdisjoint(words)
 
 
 _TEXT_METHODS = frozenset({"decode", "lower", "upper", "strip", "read", "communicate"})

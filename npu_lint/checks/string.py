@@ -17,6 +17,8 @@ names, a constant) the name may be compared with what other code writes, so the 
 A rule with `quiet_deciding` (names of code only CUDA's counterpart runs: the CUDA provider's
 options of ONNX Runtime) leaves alone a comparison with the value that decides code naming one
 of them: `(p, {"use_tf32": "0"}) if p == "CUDAExecutionProvider" else p` is that code's own test.
+A value paired with such options (`("CUDAExecutionProvider", {"gpu_mem_limit": n})`) is reported
+with its fix shown, not applied: renamed alone, the NPU's counterpart would get options it rejects.
 
 A rule with nothing to rename (NPU212's NCCL variables) is quiet in what a test's `assert` expects
 (`assert env_vars["NCCL_DEBUG"] == "WARN"`): it speaks where the code under test names the value.
@@ -121,6 +123,24 @@ def _replaced_by(node: nodes.NodeNG, replacement: str) -> bool:
         return False
     new = string_template(call.args[1])
     return new is not None and new.startswith(replacement.split(":")[0])
+
+
+def _paired_options_naming(expression: nodes.NodeNG, names: frozenset[str]) -> str | None:
+    """The first of `names` that the options paired with `expression` name, as ONNX Runtime takes a
+    provider with its options: `("CUDAExecutionProvider", {"device_id": 0, "gpu_mem_limit": n})`
+    (flair 0.15.1's embeddings/transformer.py) or `dict(gpu_mem_limit=n)`; else None."""
+    pair = expression.parent
+    if not names or not isinstance(pair, (nodes.Tuple, nodes.List)) or len(pair.elts) != 2 \
+            or pair.elts[0] is not expression:
+        return None
+    options = pair.elts[1]
+    if isinstance(options, nodes.Dict):
+        keys = [key.value for key, _value in options.items if isinstance(key, nodes.Const)]
+    elif isinstance(options, nodes.Call) and isinstance(options.func, nodes.Name) and options.func.name == "dict":
+        keys = [keyword.arg for keyword in options.keywords or () if keyword.arg]
+    else:
+        return None
+    return next((key for key in keys if key in names), None)
 
 
 def _text_method_taking(node: nodes.NodeNG, methods: frozenset[str]) -> nodes.Call | None:
@@ -310,6 +330,11 @@ class StringCheck(Check):
         elif renamed is not None:
             also = _declared_members_edits(ctx, expression, value, replacement, *renamed)
             also += _sliced_to_length_edits(ctx, expression, value, replacement)
+        options = _paired_options_naming(expression, self.quiet_deciding) if edit is not None else None
+        if options is not None:
+            # flair's `("CUDAExecutionProvider", {..., "gpu_mem_limit": ..., "cudnn_conv_algo_search": ...})`
+            edit, also = None, ()
+            fix_message = f"Use `{replacement}` with options of its own: `{options}` is only `{value}`'s"
         neutral = None
         if self.settings.strategy == "agnostic" and self.rule.agnostic:
             neutral = device_neutral.string_edit(ctx, node, self.rule.agnostic.get("expression", "device"))

@@ -23,7 +23,7 @@ from npu_lint.analysis.cuda_objects import object_uses
 from npu_lint.analysis.guards import guarded_by, guarded_by_hasattr
 from npu_lint.analysis.legacy_fallbacks import legacy_amp_fallback
 from npu_lint.analysis.names import (
-    ATTRIBUTE_NODES, chain_parts, imported_name, in_annotation, is_chain_top, qualified_name
+    ATTRIBUTE_NODES, chain_parts, imported_name, in_annotation, is_chain_top, qualified_name, sole_import
 )
 from npu_lint.analysis.none_uses import none_crash, none_guarded
 from npu_lint.analysis.result_fields import fields_read
@@ -446,7 +446,7 @@ def _expression_use(node, ctx: ModuleContext, release: str) -> _CudaUse | None:
             return _CudaUse(node, qname, edits.attribute_name_edit(ctx, part, "npu"),
                             rename_edit=lambda replacement: _chain_rename_edit(ctx, node, part, qname, replacement))
     root = parts[-1][0]
-    binding = _single_import(root)
+    binding = sole_import(root)
     return _CudaUse(node, qname, _binding_edit(binding, root.name, ctx, release), binding=binding)
 
 
@@ -459,17 +459,6 @@ def _chain_rename_edit(ctx: ModuleContext, top, cuda_part, qname: str, replaceme
     if ctx.index.segment((start.line, start.column), (end.line, end.column)) != expected:
         return None  # spaces, comments or line breaks inside the chain: leave it to the user
     return Edit(start, end, replacement[len("torch."):])
-
-
-def _single_import(root: nodes.Name) -> nodes.Import | nodes.ImportFrom | None:
-    """The import statement that alone binds the chain's root, else None."""
-    try:
-        _scope, assignments = root.lookup(root.name)
-    except Exception:
-        return None
-    if len(assignments) != 1 or not isinstance(assignments[0], (nodes.Import, nodes.ImportFrom)):
-        return None
-    return assignments[0]
 
 
 def _binding_edit(stmt, name: str, ctx: ModuleContext, release: str) -> Edit | None:

@@ -1,0 +1,28 @@
+# args: --unsafe-fixes --select NPU404
+import onnxruntime
+
+
+# flair 0.15.1's embeddings/transformer.py: the CUDA provider with options only it takes. Renamed
+# alone, the CANN provider would get options it rejects, and the session would not start.
+def export_session(path, on_gpu):
+    if on_gpu:
+        providers = [
+            (
+                "CUDAExecutionProvider",
+                {
+                    "device_id": 0,
+                    "arena_extend_strategy": "kNextPowerOfTwo",
+                    "gpu_mem_limit": 4 * 1024 * 1024 * 1024,
+                    "cudnn_conv_algo_search": "EXHAUSTIVE",
+                },
+            ),
+            "CPUExecutionProvider",
+        ]
+    else:
+        providers = ["CPUExecutionProvider"]
+    return onnxruntime.InferenceSession(path, providers=providers)
+
+
+# Near miss: options the CANN provider takes too.
+def plain_session(path):
+    return onnxruntime.InferenceSession(path, providers=[("CANNExecutionProvider", {"device_id": 0})])
