@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import dataclasses
 import copy
+import re
+from pathlib import Path
 
 import pytest
 
@@ -133,3 +135,12 @@ def test_one_field_and_no_field(decorator):
 
     assert One(1) == One(1) < One(2) and hash(One(1)) == hash((1,))
     assert Empty() == Empty() <= Empty() and hash(Empty()) == hash(())
+
+
+def test_npu_lint_modules_define_records_not_dataclasses():
+    """A check's start-up imports these modules; generate/ runs only to rebuild the data."""
+    package = Path(__file__).resolve().parents[1] / "npu_lint"
+    offenders = [str(path.relative_to(package)) for path in package.rglob("*.py")
+                 if "generate" not in path.relative_to(package).parts
+                 and re.search(r"^@(dataclasses\.)?dataclass\b", path.read_text(encoding="utf-8"), re.MULTILINE)]
+    assert not offenders, f"use npu_lint.core.records.record in {offenders}"
