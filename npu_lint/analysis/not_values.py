@@ -363,8 +363,8 @@ def given_by_pytest(operand: nodes.NodeNG) -> list[nodes.NodeNG]:
     `request.param` in a fixture declared with `params=[...]`, or a test's parameter named for a
     fixture of the module that returns or yields only string literals (pytorch-forecasting's
     test_metrics.py: `@pytest.fixture(params=["cuda", "cpu"])` whose body tests
-    `request.param == "cuda"` and yields "cuda" or "cpu" to `test_...(mock_device)`); empty when
-    pytest gives it nothing this module spells out."""
+    `request.param == "cuda"` and yields "cuda" or "cpu" to `test_...(mock_device)`), which pytest
+    hands to tests and fixtures only; empty when pytest gives it nothing this module spells out."""
     if isinstance(operand, nodes.Attribute) and operand.attrname == "param":
         function = operand.scope()
         if not (isinstance(operand.expr, nodes.Name) and isinstance(function, nodes.FunctionDef)
@@ -376,7 +376,11 @@ def given_by_pytest(operand: nodes.NodeNG) -> list[nodes.NodeNG]:
     function = operand.scope()
     if not (isinstance(function, nodes.FunctionDef) and _parameter_of(operand, function)):
         return []
-    return parametrized_values(function, operand.name) or _fixture_results(function.root(), operand.name)
+    if parametrized_values(function, operand.name):
+        return parametrized_values(function, operand.name)
+    if not (function.name.startswith("test") or _fixture_decorator(function) is not None):
+        return []  # pytest hands fixtures to tests and fixtures only
+    return _fixture_results(function.root(), operand.name)
 
 
 def _parameter_of(name: nodes.Name, function: nodes.FunctionDef) -> bool:
