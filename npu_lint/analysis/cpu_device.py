@@ -6,7 +6,7 @@ from typing import Optional
 
 from astroid import nodes
 
-from npu_lint.analysis.names import keyword, qualified_name, single_value
+from npu_lint.analysis.names import bindings, keyword, qualified_name, single_value
 
 
 _TO_DEVICE = frozenset({"to", "cuda", "npu", "cpu"})
@@ -90,6 +90,8 @@ _CPU_FACTORIES = frozenset(f"torch.{name}" for name in (
     "linspace", "logspace", "arange", "range", "zeros", "ones", "empty", "full", "eye", "rand", "randn",
     "randint", "randperm", "Tensor", "DoubleTensor"))
 _PYTHON_VALUES = (nodes.Const, nodes.List, nodes.Tuple, nodes.ListComp)
+# Libraries whose functions return arrays in host memory.
+_HOST_LIBRARIES = frozenset({"numpy", "scipy"})
 # Tensor methods whose result stays on their receiver's device.
 _SAME_DEVICE = frozenset({
     "double", "float", "view", "reshape", "contiguous", "clone", "t", "transpose", "permute", "squeeze",
@@ -116,6 +118,24 @@ def _made_on_cpu(node: Optional[nodes.NodeNG], depth: int) -> bool:
     if keyword(node, "device") is not None:
         return False
     factory = qualified_name(node.func)
+    if factory == "torch.from_numpy":
+        return True  # it shares the array's memory, which is the host's
     if factory in ("torch.tensor", "torch.as_tensor"):
-        return bool(node.args) and isinstance(node.args[0], _PYTHON_VALUES)
+        return bool(node.args) and (isinstance(node.args[0], _PYTHON_VALUES) or _array_of_host_library(node.args[0]))
     return factory in _CPU_FACTORIES
+
+
+def _array_of_host_library(value: nodes.NodeNG) -> bool:
+    """What a NumPy or SciPy function returns, also through a local name assigned from one (a
+    tuple's item too): pyro's stable_log_prob.py `roots, weights = roots_legendre(num_points)`, then
+    `torch.as_tensor(weights).double()`. An array lives on the host."""
+    if isinstance(value, nodes.Name):
+        assignments = bindings(value)
+        if len(assignments) != 1 or not isinstance(assignments[0], nodes.AssignName):
+            return False
+        target = assignments[0]
+        holder = target.parent.parent if isinstance(target.parent, nodes.Tuple) else target.parent
+        if not (isinstance(holder, nodes.Assign) and len(holder.targets) == 1):
+            return False
+        value = holder.value
+    return isinstance(value, nodes.Call) and (qualified_name(value.func) or "").split(".")[0] in _HOST_LIBRARIES

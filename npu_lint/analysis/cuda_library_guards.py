@@ -5,6 +5,8 @@
     is_cuda = img.is_cuda                         the test, held by a name, picks the library
     out = (cupy if is_cuda else numpy).stack(a)
     use_cp = has_cupy and img.device.type == "cuda"
+    early = x.device.type == "cuda" and nl.supports_cuda    or a flag beside it that says the
+                                                  code it lets in supports CUDA
     if not torch.cuda.is_available():            the test ends the path before the library
         raise ValueError("xformers needs CUDA")
     xformers.ops.memory_efficient_attention(q, k, v)
@@ -370,7 +372,7 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
     if test is node and isinstance(node, (nodes.Const, nodes.JoinedStr)):
         return None  # a string that is not compared is no test
     for sibling in siblings:
-        found = _library_named(sibling)
+        found = _library_named(sibling) or _cuda_support_flag(sibling)
         if found:
             return found
     parent = test.parent
@@ -405,6 +407,20 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
     keyword = _cuda_only_keyword(test)
     if keyword is not None:
         return keyword
+    return None
+
+
+def _cuda_support_flag(sibling: nodes.NodeNG) -> str | None:
+    """`self.device.type == "cuda" and NEIGHBORLIST_BACKEND_OPTIONS[nl_backend].supports_cuda`
+    (nequip's ASE calculator, whose alchemiops neighbour list is the one backend marked so): the
+    other side of the `and` says that the code the test lets in supports CUDA, so on another
+    device the test must keep saying no."""
+    if not isinstance(sibling, (nodes.Name, nodes.Attribute)):
+        return None  # `not backend.supports_cuda` lets in the code that does not
+    name = sibling.attrname if isinstance(sibling, nodes.Attribute) else sibling.name
+    words = identifier_words(name)
+    if "cuda" in words and any(word.startswith("support") for word in words):
+        return f"the code that `{name}` says supports CUDA"
     return None
 
 

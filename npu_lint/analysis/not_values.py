@@ -94,7 +94,7 @@ from npu_lint.analysis.arguments import argument_role, parameter_of_default, tab
 from npu_lint.analysis.cuda_library_guards import guards_cuda_library, library_base, registers_cuda_kernel
 from npu_lint.analysis.environment import is_environment, mapping_of_key
 from npu_lint.analysis.implementation_choice import picks_implementation
-from npu_lint.analysis.names import bindings, last_name, qualified_name
+from npu_lint.analysis.names import bindings, keyword, last_name, qualified_name
 
 _LITERAL_TYPES = frozenset({"typing.Literal", "typing_extensions.Literal"})
 _ATTRIBUTE_DUNDERS = frozenset({"__getattr__", "__getattribute__", "__setattr__", "__delattr__"})
@@ -381,6 +381,79 @@ def parametrized_values(function: nodes.FunctionDef, name: str) -> list[nodes.No
         return [value.args[0] if isinstance(value, nodes.Call) and last_name(value.func) == "param"
                 and value.args else value for value in values.elts]
     return []
+
+
+def given_by_pytest(operand: nodes.NodeNG) -> list[nodes.NodeNG]:
+    """The values pytest hands `operand`: a test's parameter that `@pytest.mark.parametrize` lists,
+    `request.param` in a fixture declared with `params=[...]`, or a test's parameter named for a
+    fixture of the module that returns or yields only string literals (pytorch-forecasting's
+    test_metrics.py: `@pytest.fixture(params=["cuda", "cpu"])` whose body tests
+    `request.param == "cuda"` and yields "cuda" or "cpu" to `test_...(mock_device)`), which pytest
+    hands to tests and fixtures only; empty when pytest gives it nothing this module spells out."""
+    if isinstance(operand, nodes.Attribute) and operand.attrname == "param":
+        function = operand.scope()
+        if not (isinstance(operand.expr, nodes.Name) and isinstance(function, nodes.FunctionDef)
+                and _parameter_of(operand.expr, function)):
+            return []
+        return _fixture_params(function)
+    if not isinstance(operand, nodes.Name):
+        return []
+    function = operand.scope()
+    if not (isinstance(function, nodes.FunctionDef) and _parameter_of(operand, function)):
+        return []
+    if parametrized_values(function, operand.name):
+        return parametrized_values(function, operand.name)
+    if not (function.name.startswith("test") or _fixture_decorator(function) is not None):
+        return []  # pytest hands fixtures to tests and fixtures only
+    return _fixture_results(function.root(), operand.name)
+
+
+def _parameter_of(name: nodes.Name, function: nodes.FunctionDef) -> bool:
+    assignments = bindings(name)
+    return (len(assignments) == 1 and isinstance(assignments[0].parent, nodes.Arguments)
+            and assignments[0].scope() is function)
+
+
+def _fixture_decorator(function: nodes.FunctionDef) -> nodes.NodeNG | None:
+    for decorator in function.decorators.nodes if function.decorators else ():
+        callee = decorator.func if isinstance(decorator, nodes.Call) else decorator
+        if last_name(callee) == "fixture":
+            return decorator
+    return None
+
+
+def _fixture_params(function: nodes.FunctionDef) -> list[nodes.NodeNG]:
+    """The values `@pytest.fixture(params=[...])` gives `request.param` (a `pytest.param`'s first
+    argument for one), also from a list bound at the module's top."""
+    decorator = _fixture_decorator(function)
+    values = keyword(decorator, "params") if isinstance(decorator, nodes.Call) else None
+    if isinstance(values, nodes.Name):
+        values = _module_constant(function.root(), values.name)
+    if not isinstance(values, (nodes.List, nodes.Tuple)):
+        return []
+    return [value.args[0] if isinstance(value, nodes.Call) and last_name(value.func) == "param"
+            and value.args else value for value in values.elts]
+
+
+def _fixture_results(module: nodes.Module, name: str) -> list[nodes.NodeNG]:
+    """What the module's fixture `name` returns or yields, when every value is a string literal
+    (or `request.param` of its own literal `params`); empty otherwise."""
+    fixtures = [statement for statement in module.body
+                if isinstance(statement, nodes.FunctionDef) and statement.name == name
+                and _fixture_decorator(statement) is not None]
+    if len(fixtures) != 1:
+        return []
+    function = fixtures[0]
+    results = [node.value for node in function.nodes_of_class((nodes.Return, nodes.Yield),
+                                                              skip_klass=(nodes.FunctionDef, nodes.Lambda))
+               if node.scope() is function]
+    values: list[nodes.NodeNG] = []
+    for result in results:
+        given = given_by_pytest(result) if isinstance(result, nodes.Attribute) else [result]
+        if not given or not all(isinstance(value, nodes.Const) and isinstance(value.value, str) for value in given):
+            return []
+        values.extend(given)
+    return values
 
 
 def _module_constant(module: nodes.Module, name: str) -> nodes.NodeNG | None:

@@ -20,6 +20,8 @@ from npu_lint.core.findings import Confidence
 DEVICE_METHODS = frozenset({"cuda", "npu"})
 # How code names a device: `device`, `self.device`, `args.gpu`, `local_rank`, `torch.device(...)`.
 _DEVICE_WORDS = ("device", "dev", "gpu", "npu", "cuda", "rank")
+# The methods that list a Module's own tensors.
+_MODULE_TENSORS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "state_dict"})
 
 
 def _names_a_device(call: nodes.Call, ctx: ModuleContext) -> bool:
@@ -58,6 +60,18 @@ def _built_here(receiver: nodes.NodeNG) -> bool:
     return not (qualified_name(callee) or "").startswith("torch.")
 
 
+def _over_module_tensors(loop: nodes.NodeNG) -> bool:
+    """`for param in learner.parameters(): param = param.to(device)` (deepchem's
+    metalearning/torch_maml.py), `for name, t in model.state_dict().items()`: the loop walks a
+    Module's own tensors, which move once as the model is set up, not a batch per step."""
+    iterable = loop.iter if isinstance(loop, (nodes.For, nodes.AsyncFor)) else None
+    while isinstance(iterable, nodes.Call) and isinstance(iterable.func, nodes.Attribute):
+        if iterable.func.attrname in _MODULE_TENSORS:
+            return True
+        iterable = iterable.func.expr
+    return False
+
+
 class BlockingCopy(Check):
     node_types = (nodes.Call,)
 
@@ -74,7 +88,8 @@ class BlockingCopy(Check):
             return  # not a copy to a device, or .to(device, dtype, non_blocking) positionally
         if func.attrname in DEVICE_METHODS and len(node.args) >= 2:
             return  # .cuda(device, non_blocking) positionally
-        if qualified_name(func.expr) is not None or enclosing_loop(node) is None:
+        loop = enclosing_loop(node)
+        if qualified_name(func.expr) is not None or loop is None or _over_module_tensors(loop):
             return
         receiver = ctx.node_text(func.expr).rsplit(".", 1)[-1].lower()
         if "model" in receiver or "module" in receiver:

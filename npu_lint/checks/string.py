@@ -50,7 +50,7 @@ from npu_lint.analysis.cuda_library_guards import (
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.guards import guarded_by
 from npu_lint.analysis.names import bindings, compared_operands, qualified_name, values_stored_in_self
-from npu_lint.analysis.not_values import keyed_by_device_type, literal_members_declaring, not_a_value, parametrized_values
+from npu_lint.analysis.not_values import given_by_pytest, keyed_by_device_type, literal_members_declaring, not_a_value
 from npu_lint.analysis.other_frameworks import other_framework_code
 from npu_lint.analysis.test_code import expected_by_test, expects_value_of_test_text
 from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call, rewrites_every_word
@@ -718,8 +718,10 @@ def _compared_with_test_parameter(node: nodes.NodeNG, value: str) -> bool:
     """`if device == "cuda" and not torch.cuda.is_available(): pytest.skip(...)` in a test that
     `@pytest.mark.parametrize("device", ["cpu", "cuda"])` runs once per listed string (MACE's
     test_compile.py, sbi's torchutils_test.py): the parameter is that literal, which
-    transfer_to_npu leaves as it is, so the test still holds on the NPU. A parameter that the
-    decorator does not give this string is reported."""
+    transfer_to_npu leaves as it is, so the test still holds on the NPU. So is `request.param` in
+    a fixture whose `params=` list it, and a test's parameter named for a fixture of the module that
+    yields only literals (pytorch-forecasting's test_metrics.py `mock_device`). A parameter that
+    pytest does not give this string is reported."""
     compare = node.parent
     if not isinstance(compare, nodes.Compare):
         return False
@@ -728,15 +730,7 @@ def _compared_with_test_parameter(node: nodes.NodeNG, value: str) -> bool:
 
 
 def _parametrized_with(operand: nodes.NodeNG, value: str) -> bool:
-    if not isinstance(operand, nodes.Name):
-        return False
-    function = operand.scope()
-    assignments = bindings(operand)
-    if not (isinstance(function, nodes.FunctionDef) and len(assignments) == 1
-            and isinstance(assignments[0].parent, nodes.Arguments) and assignments[0].scope() is function):
-        return False
-    return any(isinstance(given, nodes.Const) and given.value == value
-               for given in parametrized_values(function, operand.name))
+    return any(isinstance(given, nodes.Const) and given.value == value for given in given_by_pytest(operand))
 
 
 def _holds_program_literal(operand: nodes.NodeNG) -> bool:
