@@ -6,7 +6,7 @@ from typing import Optional
 
 from astroid import nodes
 
-from npu_lint.analysis.names import bindings, keyword, qualified_name, single_value
+from npu_lint.analysis.names import bindings, keyword, qualified_name, single_value, values_stored_in_self
 
 
 _TO_DEVICE = frozenset({"to", "cuda", "npu", "cpu"})
@@ -55,10 +55,18 @@ def explicitly_on_cpu(node: Optional[nodes.NodeNG], depth: int = 0) -> bool:
 
 
 def _making_call(node: Optional[nodes.NodeNG], depth: int, limit: int) -> tuple[Optional[nodes.Call], int]:
-    """The call that makes `node`'s value, through local names assigned once and subscripts of
-    them, and the depth reached; None past `limit` or where no call makes it."""
-    while isinstance(node, (nodes.Name, nodes.Subscript)) and depth <= limit:
-        node = single_value(node) if isinstance(node, nodes.Name) else node.value
+    """The call that makes `node`'s value, through local names assigned once, attributes its class
+    stores once (sample-factory's `self.policy_versions = torch.zeros([n], dtype=torch.int32)`,
+    then `self.policy_versions.share_memory_()`) and subscripts of them, and the depth reached;
+    None past `limit` or where no call makes it."""
+    while isinstance(node, (nodes.Name, nodes.Subscript, nodes.Attribute)) and depth <= limit:
+        if isinstance(node, nodes.Name):
+            node = single_value(node)
+        elif isinstance(node, nodes.Subscript):
+            node = node.value
+        else:
+            stored = values_stored_in_self(node)
+            node = stored[0] if stored is not None and len(stored) == 1 else None
         depth += 1
     return (node, depth) if isinstance(node, nodes.Call) and depth <= limit else (None, depth)
 

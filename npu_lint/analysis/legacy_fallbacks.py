@@ -40,12 +40,24 @@ _CUDA_AMP = "torch.cuda.amp"
 
 def legacy_amp_fallback(stmt: nodes.ImportFrom, release: str | None) -> bool:
     """Is `stmt` a `from torch.cuda.amp import ...` whose every name the other branch of its `if`, or
-    the `try` its `except` handles, imports from torch.amp, which the target's torch has?"""
-    if stmt.level or stmt.modname != _CUDA_AMP:
+    the `try` its `except` handles, imports from torch.amp, which the target's torch has?
+
+    An import from a submodule (`from torch.cuda.amp.grad_scaler import OptState`, mirrored by
+    `from torch.amp.grad_scaler import OptState`) names nothing the table tracks; it is the fallback
+    when it sits in the same branch as such an import of a tracked name (hivemind's
+    optim/grad_scaler.py imports GradScaler and then OptState in each branch): the target's torch
+    never enters that branch."""
+    if stmt.level or not (stmt.modname == _CUDA_AMP or stmt.modname.startswith(_CUDA_AMP + ".")):
         return False
+    mirror = "torch.amp" + stmt.modname[len(_CUDA_AMP):]
     neutral = {name for other in _other_branch(stmt) if isinstance(other, nodes.ImportFrom)
-               and not other.level and other.modname == "torch.amp" for name, _alias in other.names}
-    return all(name in neutral and torch_has(f"torch.amp.{name}", release) for name, _alias in stmt.names)
+               and not other.level and other.modname == mirror for name, _alias in other.names}
+    if not all(name in neutral for name, _alias in stmt.names):
+        return False
+    if stmt.modname == _CUDA_AMP:
+        return all(torch_has(f"torch.amp.{name}", release) for name, _alias in stmt.names)
+    return any(isinstance(sibling, nodes.ImportFrom) and sibling.modname == _CUDA_AMP
+               and legacy_amp_fallback(sibling, release) for sibling in _own_branch(stmt))
 
 
 def _other_branch(stmt: nodes.ImportFrom) -> list:
@@ -54,6 +66,15 @@ def _other_branch(stmt: nodes.ImportFrom) -> list:
         return parent.body if stmt in parent.orelse else parent.orelse
     if isinstance(parent, nodes.ExceptHandler) and isinstance(parent.parent, nodes.Try):
         return parent.parent.body
+    return []
+
+
+def _own_branch(stmt: nodes.ImportFrom) -> list:
+    parent = stmt.parent
+    if isinstance(parent, nodes.If):
+        return parent.orelse if stmt in parent.orelse else parent.body
+    if isinstance(parent, nodes.ExceptHandler):
+        return parent.body
     return []
 
 

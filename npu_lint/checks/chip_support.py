@@ -15,12 +15,13 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.call_owners import give_way, report_once_per_statement
+from npu_lint.analysis.cpu_device import made_on_cpu
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import chain_parts, names_without_running, qualified_name
 from npu_lint.checks.base import Check
 from npu_lint.checks.operator_calls import (
-    TENSOR, ApiListCall, call_on_cpu, chip_of, load_api_table, normalize_api, owned_by_other_rules, resolve_chain,
-    scan_words
+    TENSOR, ApiListCall, call_on_cpu, chip_of, first_tensor, load_api_table, normalize_api, owned_by_other_rules,
+    resolve_chain, scan_words
 )
 from npu_lint.knowledge.library_advice import table as library_table
 from npu_lint.knowledge.operator_data import CHIP_IDS_ORDER, chip_label
@@ -49,8 +50,11 @@ class ApiUnsupportedOnChip(Check):
         facts = self.table[found[0]]
         others = [chip_label(c) for c in CHIP_IDS_ORDER if c not in facts.unsupported_on]
         target = node.parent if isinstance(node.parent, nodes.Call) and node.parent.func is node else node
-        if target is not node and call_on_cpu(target, found[0].startswith(TENSOR)):
+        method = found[0].startswith(TENSOR)
+        if target is not node and call_on_cpu(target, method):
             return  # `device="cpu"`: the author keeps it off the NPU
+        if target is not node and made_on_cpu(first_tensor(target, method), ctx.text):
+            return  # `torch.zeros([18], dtype=torch.uint8).share_memory_()`: made on the host, it stays there
         if target is node and not _is_setting(found[0]) and not _may_run(node, found[0], ctx):
             return
         if _handed_to_cuda_only_library(target):

