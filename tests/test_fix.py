@@ -279,3 +279,18 @@ def test_failed_write_leaves_the_old_file(tmp_path, monkeypatch):
         write_atomically(str(path), b"new\n", original=b"old\n")
     assert path.read_bytes() == b"old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["a.py"], "the temporary file was not removed"
+
+
+def test_an_error_text_in_a_list_of_texts_gets_the_npu_text_beside_it():
+    # lighteval 0.13's utils/parallelism.py: the texts are searched one by one, so CUDA's stays
+    text = ('def should_reduce_batch_size(exception):\n'
+            '    _statements = [\n'
+            '        "CUDA out of memory.",  # CUDA OOM\n'
+            '        "HIP out of memory",  # ROCM OOM\n'
+            '    ]\n'
+            '    return any(err in exception.args[0] for err in _statements)\n')
+    out = Fixer(unsafe=True).fix_text(text, "a.py")
+    assert '"CUDA out of memory.", "NPU out of memory.",  # CUDA OOM' in out.text
+    # near miss: the text alone is replaced
+    alone = 'def oom(e):\n    return "CUDA out of memory." in str(e)\n'
+    assert '"NPU out of memory." in str(e)' in Fixer(unsafe=True).fix_text(alone, "a.py").text

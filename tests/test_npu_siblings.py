@@ -228,3 +228,47 @@ def test_a_constant_read_outside_the_cuda_class_is_reported(tmp_path):
     assert _codes(module) == ["NPU210"]
     module = _folder(tmp_path, cuda_accelerator=CUDA_CONSTANT, npu=NPU_MANAGER.replace("NPUAccel", "TPUAccel"))
     assert _codes(module) == ["NPU210"]
+
+
+# flag_gems/runtime/backend/_nvidia/heuristics_config_utils.py, shortened: FlagGems imports only
+# the backend package of the host's vendor, and _ascend/ beside it is the NPU's.
+NVIDIA_BACKEND = """import torch
+
+
+def simple_mm_heur(args):
+    NUM_SMS = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+    return NUM_SMS
+"""
+
+
+def _packages(root, *names):
+    folder = root
+    for name in names:
+        folder = folder / name
+        folder.mkdir(exist_ok=True)
+        (folder / "__init__.py").write_text("")
+    return folder
+
+
+def test_a_module_in_a_cuda_package_beside_an_npu_package_is_left_alone(tmp_path):
+    backend = _packages(tmp_path, "flag_gems", "runtime", "backend")
+    _packages(backend, "_ascend")
+    for module in (_packages(backend, "_nvidia") / "heuristics_config_utils.py",
+                   _packages(backend, "_nvidia", "hopper", "ops") / "mm.py"):
+        module.write_text(NVIDIA_BACKEND)
+        assert _codes(module) == [], module
+
+
+def test_a_cuda_package_without_an_npu_package_beside_it_is_reported(tmp_path):
+    # vLLM's models/minimax_m3/nvidia/ beside amd/ only; an _ascend folder that is no package
+    backend = _packages(tmp_path, "flag_gems", "runtime", "backend")
+    (backend / "_ascend").mkdir()
+    _packages(backend, "_amd")
+    module = _packages(backend, "_nvidia") / "heuristics_config_utils.py"
+    module.write_text(NVIDIA_BACKEND)
+    assert _codes(module) == ["NPU101", "NPU101"]
+    # an NPU package in the same package, but no CUDA package around the module
+    _packages(backend, "_npu")
+    common = _packages(tmp_path, "flag_gems", "runtime", "backend", "common") / "heuristics_config_utils.py"
+    common.write_text(NVIDIA_BACKEND)
+    assert _codes(common) == ["NPU101", "NPU101"]

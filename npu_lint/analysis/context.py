@@ -5,11 +5,13 @@ import re
 
 from astroid import nodes
 
+from npu_lint.analysis.accelerator_modules import written_for_other_accelerator
 from npu_lint.analysis.amd_modules import written_for_amd
 from npu_lint.analysis.legacy_fallbacks import may_test_torch_names, reached_only_by_older_torch
 from npu_lint.analysis.npu_branches import may_name_npu, off_npu_path
 from npu_lint.analysis.npu_siblings import (called_only_by_npu_siblings, in_class_with_npu_sibling,
-                                            in_function_with_npu_twin, read_only_by_npu_siblings)
+                                            in_function_with_npu_twin, in_package_with_npu_sibling,
+                                            read_only_by_npu_siblings)
 from npu_lint.analysis.torch_npu_import import (
     first_line, imports_torch_npu, imports_torch_npu_in, indentation, insertion_before_edit, insertion_edit,
     leading_imports_end, local_torch_import, module_top_line, torch_npu_placement,
@@ -37,7 +39,8 @@ class ModuleContext:
         self.scratch: dict = {}  # per-module state of checks, keyed by check
         self._may_name_npu: bool | None = None
         self._may_test_torch_names: bool | None = None
-        self._written_for_amd: bool | None = None
+        self._written_for_other_gpu: bool | None = None
+        self._in_cuda_package_with_npu_sibling: bool | None = None
 
     def nodes_of(self, types: type | tuple[type, ...]) -> list[nodes.NodeNG]:
         """The module's nodes of these types (or their subclasses) in source order, as
@@ -169,10 +172,16 @@ class ModuleContext:
         On the agnostic route a rule fixes with `agnostic_edits` (code that runs on CUDA and the NPU
         alike); without them its NPU fix (a torch.npu name, ASCEND_RT_VISIBLE_DEVICES, ...) is shown,
         never applied, since it would break the CUDA path."""
-        if self._written_for_amd is None:
-            self._written_for_amd = written_for_amd(self.module.file or "")
-        if self._written_for_amd:
-            return  # the project's code for AMD's GPUs, where torch.cuda is ROCm's
+        if self._written_for_other_gpu is None:
+            path = self.module.file or ""
+            self._written_for_other_gpu = written_for_amd(path) or written_for_other_accelerator(path)
+        if self._written_for_other_gpu:
+            return  # the project's code for AMD's GPUs (torch.cuda is ROCm's) or another vendor's chip
+        if self.settings.strategy != "auto":
+            if self._in_cuda_package_with_npu_sibling is None:
+                self._in_cuda_package_with_npu_sibling = in_package_with_npu_sibling(self.module.file or "")
+            if self._in_cuda_package_with_npu_sibling:
+                return  # the CUDA member of a family of device packages: the NPU imports its own
         if self._may_name_npu is None:
             self._may_name_npu = may_name_npu(self.text)
         if node is not self.module and self._may_name_npu and off_npu_path(node, self):

@@ -26,6 +26,12 @@ needs is said in the CUDA class. Those modules are
 read with Python's own `ast`, and only when they mention the NPU. `folder_modules_read` tells the
 result cache which modules a file's findings may depend on that way.
 
+Whole packages come in such families too, one per device beside each other (FlagGems'
+`runtime/backend/_nvidia/` beside `_ascend/`, of which it imports only the host's): a module in a
+package named for CUDA, NVIDIA or the GPU whose parent package also holds a package named for the
+NPU is the CUDA member, and nothing in it is reported either (except on the transfer_to_npu route).
+A lone `nvidia/` package (vLLM's `models/<model>/nvidia/` beside `amd/`) is no such member.
+
 Functions and methods come in such families too, one per device beside each other:
 
     def is_cuda_available(): return torch.cuda.is_available()    # mmengine device/utils.py,
@@ -47,6 +53,7 @@ in platforms/cuda.py).
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 from typing import Callable, Optional
@@ -69,6 +76,8 @@ _OTHER_DEVICE_WORDS = frozenset({"hpu", "habana", "gaudi", "mps", "xpu", "mlu", 
 _FAMILY_WORDS = _CUDA_WORDS | _OTHER_DEVICE_WORDS
 # GPU vendors, whose functions beside an NPU twin are that family's CUDA member (ROCm is torch.cuda)
 _TWIN_WORDS = _CUDA_WORDS | frozenset({"nvidia", "amd", "rocm"})
+# A package of a device family named for CUDA (FlagGems' runtime/backend/_nvidia/)
+_CUDA_PACKAGE_WORDS = _CUDA_WORDS | frozenset({"nvidia"})
 _NPU_WORDS = frozenset({"npu", "ascend"})
 # Bases too common to make two classes implementations of one interface.
 _GENERIC_BASES = frozenset({"object", "ABC", "Module", "Enum", "Generic", "Protocol", "Exception",
@@ -261,13 +270,52 @@ def _extends_cuda_twin(bases: set[str], npu_names: set[str]) -> bool:
     return False
 
 
+def in_package_with_npu_sibling(path: str) -> bool:
+    """Is the module at `path` inside a package named for CUDA (or NVIDIA, or the GPU) whose
+    parent package also holds a package named for the NPU?"""
+    if not path or os.path.basename(path).startswith("<"):
+        return False
+    return any(_npu_packages_beside(package) for package in _cuda_packages(os.path.dirname(os.path.abspath(path))))
+
+
+def _cuda_packages(folder: str) -> list[str]:
+    """The packages of `folder`'s package chain that are named for CUDA and sit in a package."""
+    found = []
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        if _CUDA_PACKAGE_WORDS.intersection(identifier_words(os.path.basename(folder))) \
+                and os.path.isfile(os.path.join(parent, "__init__.py")):
+            found.append(folder)
+        folder = parent
+    return found
+
+
+@functools.lru_cache(maxsize=MAX_CACHED)
+def _npu_packages_beside(package: str) -> tuple[str, ...]:
+    """The packages named for the NPU beside `package` (folders with __init__.py)."""
+    try:
+        entries = list(os.scandir(os.path.dirname(package)))
+    except OSError:
+        return ()
+    return tuple(sorted(entry.path for entry in entries
+                        if _names_npu(entry.name) and os.path.isfile(os.path.join(entry.path, "__init__.py"))))
+
+
 def folder_modules_read(path: str, source: bytes) -> list[str]:
     """The other modules of `path`'s folder that checking `source` may read for NPU siblings:
-    all of them when it defines a CUDA-named class with bases, else none."""
+    all of them when it defines a CUDA-named class with bases, else none; and, for a module in
+    a package named for CUDA, the folder that holds that package (a package added or removed
+    there changes its stamp) and the __init__.py of each NPU package beside it."""
+    packages = _cuda_packages(os.path.dirname(os.path.abspath(path))) if path else []
+    read = [found for package in packages
+            for found in (os.path.dirname(package), *(os.path.join(npu, "__init__.py")
+                                                     for npu in _npu_packages_beside(package)))]
     if b"class" not in source or not any(_family_named(match.group(1).decode("utf-8", "replace"))
                                          for match in _CLASS_WITH_BASES.finditer(source)):
-        return []
-    return sorted(_modules_beside(path))
+        return read
+    return sorted(_modules_beside(path)) + read
 
 
 def _modules_beside(path: str) -> list[str]:

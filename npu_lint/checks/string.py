@@ -213,6 +213,10 @@ class StringCheck(Check):
         # the values of a vocabulary a table of choices maps names to (ONNX Runtime's providers):
         # in such a table the CUDA entry is one choice, and the NPU's goes beside it
         self.choice_values = re.compile(rule.match["choice_values"]) if "choice_values" in rule.match else None
+        # values one of several texts a literal list holds, which code searches for one by one
+        # (error texts: `any(err in str(e) for err in ["CUDA out of memory.", "HIP out of memory"])`):
+        # the NPU's text goes beside CUDA's, as in a membership test
+        self.beside_in_lists = bool(rule.match.get("beside_in_lists", False))
 
     def triggers(self) -> frozenset:
         return frozenset()
@@ -324,7 +328,9 @@ class StringCheck(Check):
             self._report_choice(ctx, node, choice_key, edit, value, replacement, not_rewritten)
             return
         also = ()
-        if edit is not None and membership_collection(expression) and not _compared_as_record(expression.parent):
+        if edit is not None and (membership_collection(expression)
+                                 or (self.beside_in_lists and _one_of_listed_texts(expression))) \
+                and not _compared_as_record(expression.parent):
             edit = _beside(ctx, node, edit)
             fix_message = f"Add `{replacement}` beside `{value}`"
         elif renamed is not None:
@@ -815,6 +821,15 @@ def _replaced(value: str, replace: dict[str, str]) -> str:
 def _parts_replaced(value: str, replace_part: dict[str, str]) -> str:
     parts = value.split(",")
     return ",".join(part.replace(part.strip(), replace_part.get(part.strip(), part.strip())) for part in parts)
+
+
+def _one_of_listed_texts(node: nodes.NodeNG) -> bool:
+    """An element of a literal list, tuple or set of several strings: lighteval's
+    `_statements = ["CUDA out of memory.", "cuDNN error: ...", "HIP out of memory"]`, which it
+    searches an error's text for one by one."""
+    collection = node.parent
+    return isinstance(collection, (nodes.List, nodes.Tuple, nodes.Set)) and len(collection.elts) > 1 \
+        and all(isinstance(element, nodes.Const) and isinstance(element.value, str) for element in collection.elts)
 
 
 def _listed(collection: nodes.NodeNG, value: str) -> bool:

@@ -28,7 +28,7 @@ KIND_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "string": {"pattern": str, "argument": str, "outside_argument": str, "replace": dict, "replace_part": dict,
                "triggers": list,
                "outside_wrapper": str, "only_in": str, "safe_in": str, "given_only": str,
-               "in_paths": bool, "quiet_deciding": list, "choice_values": str},
+               "in_paths": bool, "quiet_deciding": list, "choice_values": str, "beside_in_lists": bool},
     "import": {"modules": list, "suggestions": dict, "runs_on_npu": list, "used_only": bool},
     "check": {"check": str},
     "argument": {"calls": list, "argument": str, "position": int, "missing": bool, "values": list,

@@ -1,0 +1,43 @@
+"""Modules the project wrote for another vendor's accelerator, neither NVIDIA's nor the NPU.
+
+FlagGems keeps one backend package per chip vendor (`runtime/backend/_cambricon/`,
+`_kunlunxin/`, `_mthreads/`, `_enflame/`, `_hygon/`, `_iluvatar/`, `_metax/`, ... beside
+`_ascend/` and `_nvidia/`) and imports only the one whose device the host has. Several of those
+chips answer through `torch.cuda` and the "cuda" device (Hygon's DCU runs ROCm; Iluvatar's CoreX,
+MetaX's MACA and Kunlunxin's XPU bring a CUDA-compatible torch: their backends say
+`device_name="cuda"`), the others through their own torch extension (torch_mlu, torch_musa,
+torch_gcu) whose transfer shims keep the CUDA spellings, and each uses its vendor's build of
+Triton. That code runs on its vendor's chip alone: an Ascend host never imports it, "npu" there
+would break that chip, and what the NPU's port needs is said in the project's common code or its
+own NPU package. So, as for AMD's modules (amd_modules.py), a module is such a vendor's when its
+file, or a package of the package chain holding it, is named with the vendor's or its device's
+word; `ModuleContext.report` drops every finding there. Only the package chain counts (a checkout
+under a folder named so says nothing), and a word must be whole (`_mlu_ops` is, `mlucas` is not).
+Not DeepLink's DIPU, which runs on Ascend too, nor the CPU's architectures (FlagGems' `_arm/`
+backend is Triton for the CPU, which may be the NPU host's own).
+"""
+from __future__ import annotations
+
+from npu_lint.analysis.module_names import module_named_for
+
+# The vendor's name and its device's (and its software stack's, where the two differ).
+_VENDOR_WORDS = frozenset({
+    "cambricon", "mlu",          # Cambricon's MLU (torch_mlu)
+    "mthreads", "musa",          # Moore Threads' MUSA (torch_musa)
+    "kunlunxin", "kunlun",       # Kunlunxin's XPU (its CUDA-compatible torch, XPU Triton)
+    "enflame", "gcu",            # Enflame's GCU (torch_gcu, triton_gcu)
+    "hygon", "dcu",              # Hygon's DCU (ROCm)
+    "iluvatar", "corex",         # Iluvatar's CoreX
+    "metax", "maca",             # MetaX's MACA
+    "tsingmicro", "txda",        # TsingMicro (torch_txda)
+    "ptpu",                      # Sunrise's PTPU (torch_ptpu)
+    "sdaa",                      # Tecorigin's SDAA (torch_sdaa)
+    "aipu",                      # Arm China's Zhouyi AIPU
+    "habana", "gaudi", "hpu",    # Intel's Gaudi (habana_frameworks' torch.hpu)
+})
+
+
+def written_for_other_accelerator(path: str) -> bool:
+    """Is the module at `path` the project's code for another vendor's accelerator, by its name
+    or its packages' names?"""
+    return module_named_for(path, _VENDOR_WORDS)
