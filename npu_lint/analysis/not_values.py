@@ -373,14 +373,19 @@ def parametrized_values(function: nodes.FunctionDef, name: str) -> list[nodes.No
                 and len(decorator.args) >= 2 and isinstance(decorator.args[0], nodes.Const)
                 and decorator.args[0].value == name):
             continue
-        values = decorator.args[1]
-        if isinstance(values, nodes.Name):
-            values = _module_constant(function.root(), values.name)
-        if not isinstance(values, (nodes.List, nodes.Tuple)):
-            return []
-        return [value.args[0] if isinstance(value, nodes.Call) and last_name(value.func) == "param"
-                and value.args else value for value in values.elts]
+        return _listed_values(function, decorator.args[1])
     return []
+
+
+def _listed_values(function: nodes.FunctionDef, values: nodes.NodeNG | None) -> list[nodes.NodeNG]:
+    """The values a literal list gives pytest (`pytest.param`'s first argument for one), also
+    from a list bound at the module's top; empty for anything else."""
+    if isinstance(values, nodes.Name):
+        values = _module_constant(function.root(), values.name)
+    if not isinstance(values, (nodes.List, nodes.Tuple)):
+        return []
+    return [value.args[0] if isinstance(value, nodes.Call) and last_name(value.func) == "param"
+            and value.args else value for value in values.elts]
 
 
 def given_by_pytest(operand: nodes.NodeNG) -> list[nodes.NodeNG]:
@@ -426,13 +431,7 @@ def _fixture_params(function: nodes.FunctionDef) -> list[nodes.NodeNG]:
     """The values `@pytest.fixture(params=[...])` gives `request.param` (a `pytest.param`'s first
     argument for one), also from a list bound at the module's top."""
     decorator = _fixture_decorator(function)
-    values = keyword(decorator, "params") if isinstance(decorator, nodes.Call) else None
-    if isinstance(values, nodes.Name):
-        values = _module_constant(function.root(), values.name)
-    if not isinstance(values, (nodes.List, nodes.Tuple)):
-        return []
-    return [value.args[0] if isinstance(value, nodes.Call) and last_name(value.func) == "param"
-            and value.args else value for value in values.elts]
+    return _listed_values(function, keyword(decorator, "params") if isinstance(decorator, nodes.Call) else None)
 
 
 def _fixture_results(module: nodes.Module, name: str) -> list[nodes.NodeNG]:
