@@ -42,8 +42,8 @@ def _make_record(cls: type, *, frozen: bool, eq: bool, order: bool) -> type:
     explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
     _set_new(cls, "__init__", _initializer(cls, fields, frozen))
     _set_new(cls, "__repr__", _representer(tuple(field.name for field in fields if field.repr)))
+    values = _values_getter(compared)  # what equality and order compare
     if eq:
-        values = _values_getter(compared)
         _set_new(cls, "__eq__", _comparer(values, lambda a, b: a == b))
         if frozen and not explicit_hash:
             hashed = _values_getter(tuple(field.name for field in fields
@@ -52,7 +52,6 @@ def _make_record(cls: type, *, frozen: bool, eq: bool, order: bool) -> type:
         elif not explicit_hash:
             cls.__hash__ = None  # as dataclasses: equal by value, so not hashable unless frozen
     if order:
-        values = _values_getter(compared)
         for name, compare in (("__lt__", lambda a, b: a < b), ("__le__", lambda a, b: a <= b),
                               ("__gt__", lambda a, b: a > b), ("__ge__", lambda a, b: a >= b)):
             if name in own:

@@ -16,20 +16,18 @@ def _folder(package: str, checkout_name: str):
     try:
         spec = importlib.util.find_spec(package)
     except ModuleNotFoundError:
+        spec = None
+    if spec is None:
         return _CHECKOUT / checkout_name
     # An installed folder is read as it is: importlib.resources, with the tempfile, shutil and
     # zip modules it imports, is only needed for an install that is not plain files (a zip).
-    for location in (spec.submodule_search_locations or ()) if spec else ():
-        folder = Path(location)
-        if folder.is_dir():
-            return folder if _has_yaml(folder) else _CHECKOUT / checkout_name
-    if spec is not None:
+    folders = [Path(location) for location in spec.submodule_search_locations or ()]
+    packaged = next((folder for folder in folders if folder.is_dir()), None)
+    if packaged is None:
         from importlib import resources  # pylint: disable=import-outside-toplevel
 
         packaged = resources.files(package)
-        if packaged.is_dir() and _has_yaml(packaged):
-            return packaged
-    return _CHECKOUT / checkout_name
+    return packaged if packaged.is_dir() and _has_yaml(packaged) else _CHECKOUT / checkout_name
 
 
 def _has_yaml(folder) -> bool:
