@@ -5,13 +5,12 @@ Every front end calls this and only translates what it returns.
 from __future__ import annotations
 
 import ast
-import inspect
 import os
 import warnings
 from collections import defaultdict
 
 import astroid
-from astroid import nodes, rebuilder
+from astroid import nodes
 from astroid.builder import AstroidBuilder
 
 from npu_lint.analysis import module_facts
@@ -24,6 +23,7 @@ from npu_lint.config.settings import Settings
 from npu_lint.core.findings import Finding
 from npu_lint.core.rule import Rule
 from npu_lint.knowledge import torch_model
+from npu_lint.knowledge.torch_model.hook import tree_rebuilder
 from npu_lint.engine.builtins_bootstrap import bootstrap_builtins
 from npu_lint.engine.suppression import Suppressions
 from npu_lint.knowledge.loader import rules_with_extensions
@@ -266,15 +266,9 @@ class _PreparsedBuilder(AstroidBuilder):
         # astroid 4.4 passes `is_stub` (and its TreeRebuilder takes it); older ones do neither
         node_file = os.path.abspath(path) if path is not None else "<?>"
         package = path is not None and os.path.splitext(os.path.basename(path))[0] == "__init__"
-        if _REBUILDER_TAKES_IS_STUB:
-            stub = is_stub if is_stub is not None else path is not None and path.endswith(".pyi")
-            builder = rebuilder.TreeRebuilder(self._manager, data, is_stub=stub)
-        else:
-            builder = rebuilder.TreeRebuilder(self._manager, data)
+        stub = is_stub if is_stub is not None else path is not None and path.endswith(".pyi")
+        builder = tree_rebuilder(self._manager, None, stub)  # no `position`s: see tree_rebuilder
         return builder.visit_module(self._tree, modname, node_file, package), builder
-
-
-_REBUILDER_TAKES_IS_STUB = "is_stub" in inspect.signature(rebuilder.TreeRebuilder.__init__).parameters
 
 
 _CLASS_METHODS = ("__new__", "__init_subclass__", "__class_getitem__")  # classmethods without a decorator

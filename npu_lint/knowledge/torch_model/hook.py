@@ -10,10 +10,13 @@ rebuilt on the next request.
 
 from __future__ import annotations
 
+import ast
+import inspect
+
 import astroid
-from astroid import nodes, util
+from astroid import nodes, rebuilder, util
 from astroid.builder import AstroidBuilder
-from astroid.exceptions import AstroidBuildingError, AttributeInferenceError
+from astroid.exceptions import AstroidBuildingError, AstroidSyntaxError, AttributeInferenceError
 from astroid.manager import AstroidManager
 
 from npu_lint.knowledge.torch_model import data, render
@@ -24,6 +27,40 @@ _PREFIXES = tuple(root + "." for root in ROOTS)
 
 def is_stub_name(name: object) -> bool:
     return isinstance(name, str) and (name in ROOTS or name.startswith(_PREFIXES))
+
+
+# astroid 4.4 passes `is_stub` to its TreeRebuilder (and the rebuilder takes it); older ones do neither
+REBUILDER_TAKES_IS_STUB = "is_stub" in inspect.signature(rebuilder.TreeRebuilder.__init__).parameters
+
+
+def tree_rebuilder(manager: AstroidManager, text: str | None, is_stub: bool = False) -> rebuilder.TreeRebuilder:
+    """astroid's TreeRebuilder; without `text` it gives classes and functions no `position`.
+
+    With the text, the rebuilder tokenizes every class's and function's header again to find
+    where its keyword and name stand (`node.position`), which only pylint reads, to place a
+    message on a def. The stubs' defs never get a message, nor do the user's in npu-lint's own
+    processes (pylint hands over its own module): that tokenizing was a fifth of a one-script
+    check.
+    """
+    if REBUILDER_TAKES_IS_STUB:
+        return rebuilder.TreeRebuilder(manager, text, is_stub=is_stub)
+    return rebuilder.TreeRebuilder(manager, text)
+
+
+class _StubBuilder(AstroidBuilder):
+    """astroid's string_build for the stub text npu-lint renders: no brain transforms, no positions."""
+
+    def __init__(self):
+        super().__init__(AstroidManager(), apply_transforms=False)
+
+    def _data_build(self, data: str, modname: str, path: str | None, is_stub: bool | None = None):
+        try:
+            tree = ast.parse(data + "\n", filename=modname or "<unknown>")
+        except (SyntaxError, ValueError, MemoryError) as exc:  # a data bug: the caller degrades
+            raise AstroidSyntaxError("Parsing the stub failed:\n{error}", source=data, modname=modname,
+                                     path=path, error=exc) from exc
+        builder = tree_rebuilder(self._manager, None)
+        return builder.visit_module(tree, modname, "<?>", False), builder
 
 
 class StubFunction(nodes.FunctionDef):
@@ -103,7 +140,7 @@ class LazyStubClass(nodes.ClassDef):
         self.__dict__["_npu_pending"] = None  # once, even if building fails
         source, returns = pending
         try:
-            holder = AstroidBuilder(AstroidManager(), apply_transforms=False).string_build(source, _CLASS_HOLDER)
+            holder = _StubBuilder().string_build(source, _CLASS_HOLDER)
         except AstroidBuildingError:  # a data bug must not break linting: an empty class
             body, namespace = [], {}
         else:
@@ -203,8 +240,7 @@ class CatchAllModule(StubModule):
 
 def build_stub(name: str) -> nodes.Module:
     """Build, cache and return the stub module ``name``."""
-    manager = AstroidManager()
-    builder = AstroidBuilder(manager, apply_transforms=False)
+    builder = _StubBuilder()
     record = data.module_record(name)
     stub = render.render(name) if record else None
     # string_build stores the module in the cache before anything can infer through it.
