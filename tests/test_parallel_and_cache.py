@@ -15,6 +15,7 @@ from conftest import REPO, fixture_files, run_tool
 
 from npu_lint.frontends import cli
 from npu_lint.knowledge import location as rules_location
+from npu_lint.knowledge.fingerprint import package_fingerprint
 from npu_lint.run import parallel, result_cache
 
 SNIPPETS = (
@@ -113,10 +114,16 @@ class _InProcess:
         return code, buffer.getvalue()
 
 
+def _forget_fingerprints() -> None:
+    """Hash npu-lint's code and data again (both hashes are computed once per process)."""
+    result_cache.fingerprint.cache_clear()
+    package_fingerprint.cache_clear()
+
+
 @pytest.fixture()
 def counted(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
-    result_cache.fingerprint.cache_clear()
+    _forget_fingerprints()
     runner = _InProcess()
     real = parallel.lint_bytes
 
@@ -126,7 +133,7 @@ def counted(monkeypatch, tmp_path):
 
     monkeypatch.setattr(parallel, "lint_bytes", spy)
     yield runner
-    result_cache.fingerprint.cache_clear()
+    _forget_fingerprints()
 
 
 def test_second_run_answers_from_the_cache(tmp_path, counted):
@@ -175,7 +182,7 @@ def test_changed_rule_data_misses_the_cache(tmp_path, counted, monkeypatch):
     shutil.copytree(REPO / "rules", copied)
     (copied / "cuda-api.yaml").write_text((copied / "cuda-api.yaml").read_text() + "\n# changed\n")
     monkeypatch.setattr(rules_location, "rules_dir", lambda: copied)
-    result_cache.fingerprint.cache_clear()
+    _forget_fingerprints()
     assert counted(str(tree)) == first
     assert len(counted.linted) == 22
 
@@ -184,7 +191,7 @@ def test_another_version_misses_the_cache(tmp_path, counted, monkeypatch):
     tree = _generated_tree(tmp_path / "tree")
     first = counted(str(tree))
     monkeypatch.setattr(result_cache, "__version__", "999.0")
-    result_cache.fingerprint.cache_clear()
+    _forget_fingerprints()
     assert counted(str(tree)) == first
     assert len(counted.linted) == 22
 

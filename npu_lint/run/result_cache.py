@@ -31,7 +31,6 @@ import functools
 import hashlib
 import json
 import os
-import sys
 import tempfile
 from pathlib import Path
 
@@ -45,6 +44,7 @@ from npu_lint.config.cuda_extensions import setup_py_read_for
 from npu_lint.config.project_scripts import is_script_target
 from npu_lint.core.findings import Applicability, Confidence, Edit, Finding, Fix, Position, Related, Severity
 from npu_lint.engine.engine import Problem
+from npu_lint.knowledge.fingerprint import package_fingerprint
 from npu_lint.run.runner import FileResult
 
 DEFAULT_DIR = ".npu_lint_cache"
@@ -63,39 +63,11 @@ class CorruptEntry(ValueError):
     pass
 
 
-def _package_files() -> list[tuple[str, bytes]]:
-    """(name, bytes) of npu-lint's code, torch model and rule data, in a stable order."""
-    from npu_lint.knowledge.location import data_dir, rules_dir
-
-    package = Path(__file__).resolve().parents[1]
-    files = [
-        (path.relative_to(package).as_posix(), path.read_bytes())
-        for path in sorted(package.rglob("*"))
-        if path.suffix in (".py", ".json", ".yaml") and "__pycache__" not in path.parts and path.is_file()
-    ]
-    for folder, label in ((rules_dir(), "rules/"), (data_dir(), "data/")):
-        for entry in sorted(folder.iterdir(), key=lambda p: p.name):
-            if entry.name.endswith(".yaml"):
-                files.append((label + entry.name, entry.read_bytes()))
-    return files
-
-
 @functools.lru_cache(maxsize=None)
 def fingerprint() -> str:
-    """Hash of everything besides the file and the settings that decides the findings."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        astroid_version = version("astroid")
-    except PackageNotFoundError:  # pragma: no cover - astroid is a dependency
-        astroid_version = "?"
-    digest = hashlib.sha256()
-    digest.update(f"npu-lint {__version__}\0astroid {astroid_version}\0{sys.implementation.name} "
-                  f"{sys.version}\0format {FORMAT}\0".encode())
-    for name, data in _package_files():
-        digest.update(f"{name}\0{len(data)}\0".encode())
-        digest.update(data)
-    return digest.hexdigest()
+    """Hash of everything besides the file and the settings that decides the findings, and of
+    this cache's entry format."""
+    return hashlib.sha256(f"{package_fingerprint()}\0npu-lint {__version__}\0format {FORMAT}".encode()).hexdigest()
 
 
 # -- JSON <-> findings ------------------------------------------------------

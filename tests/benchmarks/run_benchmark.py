@@ -312,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         print(table(report))
         return 0
     skip = set(filter(None, args.skip.split(",")))
+    from npu_lint.knowledge.fingerprint import package_fingerprint
     from npu_lint.run import result_cache
 
     compile_like_pip()
@@ -389,6 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     if "check_j1" in commands:
         report["findings"] = compare_findings(work / "check_j1.out", args.reference, args.save_reference)
     result_cache.fingerprint.cache_clear()
+    package_fingerprint.cache_clear()
     report["npu_lint_changed_during_the_run"] = result_cache.fingerprint() != fingerprint_before
     target = args.json or work / "benchmark.json"
     target.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
