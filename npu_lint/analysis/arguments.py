@@ -5,11 +5,11 @@ The tables are data (data/arguments.yaml); this module only reads the tree.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 
 from astroid import nodes
 
+from npu_lint.core.kept import kept
 from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import bindings, last_name, qualified_name
 from npu_lint.knowledge.loader import RuleDataError
@@ -113,7 +113,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
         raise RuleDataError(file, None, "roles", f"malformed argument tables: {exc!r}") from None
 
 
-@functools.lru_cache(maxsize=1)
+@kept
 def tables() -> ArgumentTables:
     return parse_tables(data_file(ARGUMENTS_FILE))
 

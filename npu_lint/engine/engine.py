@@ -20,10 +20,12 @@ from npu_lint.analysis.prefilter import TextScan, Triggers, TreeWords, words_in_
 from npu_lint.checks import check_class, make_check
 from npu_lint.checks.base import Check
 from npu_lint.config.settings import Settings
+from npu_lint.core import kept
 from npu_lint.core.findings import Finding
 from npu_lint.core.rule import Rule
 from npu_lint.knowledge import torch_model
 from npu_lint.knowledge.torch_model.hook import tree_rebuilder
+from npu_lint.engine import snapshot
 from npu_lint.engine.builtins_bootstrap import bootstrap_builtins
 from npu_lint.engine.suppression import Suppressions
 from npu_lint.knowledge.loader import rules_with_extensions
@@ -82,6 +84,20 @@ class Engine:
         self.check_triggers = [(check, Triggers(triggers, strings)) for check, triggers, strings in raw]
         self.text_scan = TextScan(self.triggers, self.string_triggers)
         self._subset_tables: dict[frozenset, dict[type, list[Check]]] = {}
+
+    def __getstate__(self) -> dict:
+        """What a snapshot keeps: the built rules, checks and triggers, not the per-run tables."""
+        state = dict(self.__dict__)
+        state["_subset_tables"] = {}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        """A snapshot loaded into a new process: astroid gets the torch model (and the hardening)
+        that `__init__` gives it."""
+        self.__dict__.update(state)
+        torch_model.install()
+        if self.harden:
+            harden_astroid()
 
     def could_fire(self, text: str) -> bool:
         """Cheap text scan: a file without any trigger word is not parsed, let alone built."""
@@ -209,7 +225,20 @@ def engine_for(settings: Settings, harden: bool = True) -> Engine:
     if engine is None:
         if len(_ENGINES) >= MAX_ENGINES:
             del _ENGINES[next(iter(_ENGINES))]
-        engine = _ENGINES[(settings, harden)] = Engine(settings, harden=harden)
+        engine = _ENGINES[(settings, harden)] = _kept_or_built(settings, harden)
+    return engine
+
+
+def _kept_or_built(settings: Settings, harden: bool) -> Engine:
+    """The engine of an earlier process with the same settings and code (engine/snapshot.py), or
+    a new one, kept for the next process."""
+    path = snapshot.snapshot_path(settings, harden)
+    saved = snapshot.load(path)
+    if isinstance(saved, tuple) and len(saved) == 2 and type(saved[0]) is Engine and isinstance(saved[1], dict):
+        kept.restore(saved[1])  # the tables its checks hold, for the code that asks for them again
+        return saved[0]
+    engine = Engine(settings, harden=harden)
+    snapshot.store(path, (engine, kept.every_value()))
     return engine
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 
+from npu_lint.core.kept import kept
 from npu_lint.knowledge import release_data, torch_model
 from npu_lint.knowledge.loader import RuleDataError
 from npu_lint.knowledge.location import data_file
@@ -29,7 +30,7 @@ class CudaNames:
     neutral: dict[str, tuple[str, str]]
 
 
-@functools.lru_cache(maxsize=1)
+@kept
 def cuda_names() -> CudaNames:
     data = load_yaml(data_file(NAMES_FILE)) or {}
     tables = {}

@@ -1,8 +1,8 @@
 """Device-neutral spellings for torch.cuda names (data/device_api.yaml), checked per target torch."""
 from __future__ import annotations
 
-import functools
 
+from npu_lint.core.kept import kept
 from npu_lint.knowledge.loader import RuleDataError
 from npu_lint.knowledge.location import data_file
 from npu_lint.knowledge.torch_surface import torch_has, torch_version, version_tuple
@@ -36,7 +36,7 @@ def _names(value, field: str) -> frozenset[str]:
     return frozenset(value)
 
 
-@functools.lru_cache(maxsize=1)
+@kept
 def device_api() -> DeviceApi:
     data = load_yaml(data_file(API_FILE)) or {}
     agnostic = data.get("agnostic")

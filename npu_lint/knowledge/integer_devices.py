@@ -5,9 +5,9 @@ reads and validates them. A form is reported by NPU112 where its meaning is `cud
 """
 from __future__ import annotations
 
-import functools
 from typing import Mapping, Optional, Tuple
 
+from npu_lint.core.kept import kept
 from npu_lint.knowledge import release_data
 from npu_lint.knowledge.loader import RuleDataError
 from npu_lint.knowledge.location import data_file
@@ -89,6 +89,6 @@ def parse(text: str) -> IntegerDeviceFacts:
     return IntegerDeviceFacts(dict(meanings), forms, releases, frozenset(results))
 
 
-@functools.lru_cache(maxsize=1)
+@kept
 def integer_device_facts() -> IntegerDeviceFacts:
     return parse(data_file(DATA_FILE))

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 
+from npu_lint.core.kept import kept
 from npu_lint.knowledge.loader import RuleDataError
 from npu_lint.knowledge.location import data_file
 from npu_lint.knowledge.yaml_data import load_yaml
@@ -113,6 +113,6 @@ def parse_table(text: str, file: str = LIBRARIES_FILE) -> LibraryTable:
         raise RuleDataError(file, None, "symbols", f"malformed library table: {exc}") from None
 
 
-@functools.lru_cache(maxsize=1)
+@kept
 def table() -> LibraryTable:
     return parse_table(data_file(LIBRARIES_FILE))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+from npu_lint.core.kept import kept
 from npu_lint.core.records import record
 
 DATA_NAME = "library_summaries.yaml"
@@ -75,7 +76,7 @@ def _document() -> dict:
     return load_yaml(data_file(DATA_NAME))["libraries"]
 
 
-@functools.lru_cache(maxsize=1)
+@kept
 def trigger_pairs() -> frozenset[tuple[str, ...]]:
     """(library, [class,] last part of a summarised name): all must be in a file for NPU420 to look at it.
 

@@ -11,6 +11,7 @@ import string
 from typing import Any, Iterable
 
 
+from npu_lint.core.kept import kept
 from npu_lint.core.findings import Applicability, Severity
 from npu_lint.core.rule import STRATEGIES, FixSpec, Rule, RuleDoc
 from npu_lint.knowledge.location import rule_files
@@ -307,7 +308,7 @@ def load_rules(paths: Iterable[tuple[str, str]]) -> tuple[Rule, ...]:
     return tuple(sorted(rules, key=lambda rule: rule.code))
 
 
-@functools.lru_cache(maxsize=1)
+@kept
 def shipped_rules() -> tuple[Rule, ...]:
     """The rules that ship with npu-lint, loaded once per process."""
     return load_rules(rule_files())

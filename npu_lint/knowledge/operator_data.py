@@ -9,12 +9,12 @@ only the generator reads those.
 from __future__ import annotations
 
 import ast
-import functools
 import re
 from types import MappingProxyType
 from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
 
 
+from npu_lint.core.kept import kept
 from npu_lint.knowledge import release_data
 from npu_lint.knowledge.release_data import apply_changes, flatten_facts, unflatten_facts
 from npu_lint.knowledge.yaml_data import YAMLError, load_yaml
@@ -137,7 +137,7 @@ def chip_label(chip_id: str) -> str:
 
 # -- loading ----------------------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=1)
+@kept
 def _default_data() -> "OperatorData":
     from npu_lint.knowledge.location import data_file
 

@@ -6,7 +6,6 @@ This module rebuilds each release, validates it and hands out frozen `ReleaseFac
 """
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import fields
 from pathlib import Path
@@ -14,6 +13,7 @@ from types import MappingProxyType
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 
+from npu_lint.core.kept import kept
 from npu_lint.knowledge.yaml_data import YAMLError, load_yaml
 from npu_lint.core import records
 
@@ -91,7 +91,7 @@ def data_resource():
     return shipped(DATA_FILE)
 
 
-@functools.lru_cache(maxsize=1)
+@kept
 def _default_data() -> "ReleaseData":
     resource = data_resource()
     try:

@@ -4,8 +4,8 @@ Read from the generated data/torch_surface.yaml (npu_lint.generate.torch_surface
 """
 from __future__ import annotations
 
-import functools
 
+from npu_lint.core.kept import kept
 from npu_lint.knowledge import release_data
 from npu_lint.knowledge.loader import RuleDataError
 from npu_lint.knowledge.location import data_file
@@ -14,7 +14,7 @@ from npu_lint.knowledge.yaml_data import load_yaml
 SURFACE_FILE = "torch_surface.yaml"
 
 
-@functools.lru_cache(maxsize=1)
+@kept
 def _per_torch() -> dict[str, tuple[frozenset, frozenset]]:
     """torch version -> (names, deprecated names), rebuilt from the compact file."""
     data = load_yaml(data_file(SURFACE_FILE)) or {}

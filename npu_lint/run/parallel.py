@@ -153,11 +153,11 @@ def check_files(paths: Iterable[str], settings: Settings, jobs: int = 1,
     With a cache folder, files whose bytes are unchanged since a run with the same settings and
     the same npu-lint are answered from it, and only the others are checked.
     """
-    from npu_lint.checks import check_class
-    from npu_lint.knowledge.loader import rules_with_extensions
+    from npu_lint.engine.engine import engine_for
 
-    for rule in rules_with_extensions(settings.extend_rules):  # bad rule files fail here, before any file
-        check_class(rule)
+    # Bad rule files fail here, before any file. The engine is what the files need anyway, and
+    # usually a snapshot (engine/snapshot.py) that costs less to load than the rules to read.
+    engine_for(settings)
     paths = list(paths)
     with tuned_gc():
         return _check_files(paths, settings, jobs, cache_folder, progress or (lambda: None))
