@@ -18,7 +18,9 @@ take is not reported. A path is off the NPU when
   of the NPU, read so where the tested value is a device), a list of devices that holds the NPU
   (`device_type in {"npu", "xpu"}`: true on the NPU), an environment switch such as
   `os.getenv("FORCE_NPU", "0") == "1"`, mmcv's setup.py), or its body names the NPU (`"npu"`,
-  `torch.npu`, `torch_npu`) while its test does not say "not NPU";
+  `torch.npu`, `torch_npu`) while its test does not say "not NPU", or it is an `else:` that is
+  one `try:` of importing torch_npu (`else: try: import torch_npu; device = "npu"`, xtuner's
+  get_device), which imports on an Ascend host alone;
 - it is a branch (or a test) of a chain in which another branch tests the backend for HCCL, the
   NPU's own (`elif backend in ("hccl", "tpu_dist"):`, Ray Train's process group setup); not on
   the transfer_to_npu route, where the program keeps asking for "nccl";
@@ -580,6 +582,12 @@ def _torch_npu_import_failed(handler: nodes.ExceptHandler) -> bool:
     attempt = handler.parent
     if not isinstance(attempt, nodes.Try) or handler not in attempt.handlers:
         return False
+    return _only_imports_torch_npu(attempt)
+
+
+def _only_imports_torch_npu(attempt: nodes.Try) -> bool:
+    """Does the `try:` import torch_npu, and nothing else in it can fail (its other statements
+    import torch or torch_npu, or store, return or do nothing without calling anything)?"""
     imports_npu = False
     for statement in attempt.body:
         if isinstance(statement, (nodes.Import, nodes.ImportFrom)):
@@ -847,6 +855,8 @@ def _is_npu_branch(test: Optional[nodes.NodeNG], body: list[nodes.NodeNG], about
     if len(body) == 1 and isinstance(body[0], nodes.Try) and body[0].body \
             and _guarding_try(body[0].body[-1]) is body[0] and _polarity(body[0].body[-1].test) == POSITIVE:
         return True  # `else: try: if torch_npu.npu.is_available(): return "npu"` (mineru's config_reader)
+    if test is None and len(body) == 1 and isinstance(body[0], nodes.Try) and _only_imports_torch_npu(body[0]):
+        return True  # `else: try: import torch_npu; device = "npu"` (xtuner's get_device): it imports on Ascend alone
     # A test that does not say "NPU" picks the NPU only when the chain tests the device
     # (`torch.cuda.is_available()`, `device == "cuda"`) and the branch is short and about it
     # (`else: device = "npu"`). `if args.profile: ... else: x.npu()` is about something else,
