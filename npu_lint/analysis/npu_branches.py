@@ -144,7 +144,8 @@ take is not reported. A path is off the NPU when
   alone too, and so is what follows `not` such a question in an `or` (SGLang's `not _is_hip or
   torch.cuda.get_device_capability("cuda") < (9, 4)`); the question may be a function, a property
   or a name bound once to one (SGLang's `_is_hip = is_hip()`, its kernels' `is_hip_runtime()`,
-  `get_platform().is_hip`), and an `or` of questions each false on the NPU is one (SGLang's
+  `get_platform().is_hip`, a flag named so that the module imports: GPTQModel's `IS_ROCM`), and
+  an `or` of questions each false on the NPU is one (SGLang's
   `if is_cuda() or is_hip(): return torch.cuda`, before `if is_npu(): return torch.npu`); so is what a function of the module asks that answers False unless so
   (`def _on_gfx950(): if not current_platform.is_rocm(): return False`), and a mark bound to a
   name (`needs_gfx950 = pytest.mark.skipif(not _on_gfx950(), ...)`, then `@needs_gfx950`).
@@ -185,6 +186,7 @@ _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 _MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b|[\"'](?i:ascend)[\"']"
                            r"|[\"'](?i:hccl)[\"']|getattr\(torch,|hasattr\(torch,|torch\.(?:musa|mlu|xpu|hpu|mps|sdaa)\.is_available"
                            r"|(?<![A-Za-z0-9])is_(?:rocm|hip|musa|mlu|xpu|hpu|mps|sdaa|tpu|out_of_tree)(?:_runtime)?\b"
+                           r"|(?<![A-Za-z0-9])IS_(?:ROCM|HIP|MUSA|MLU|XPU|HPU|MPS|SDAA|TPU)\b"
                            r"|\bdefault_device_backend_map\b")
 # torch's table of each device type's default backend: torch_npu's registration of HCCL
 # (`Backend.register_backend("hccl", ..., devices=["npu"])`) puts "npu": "hccl" in it.
@@ -1159,6 +1161,8 @@ def _asks_platform_for_other_accelerator(node: nodes.NodeNG, through_function: b
     tests of gfx950 kernels: `def _on_gfx950(): if not current_platform.is_rocm(): return False ...`)."""
     if isinstance(node, nodes.Name):
         value = single_value(node)
+        if value is None:
+            return _imported_flag_for_other_accelerator(node)
         return isinstance(value, (nodes.Call, nodes.Attribute)) \
             and _asks_platform_for_other_accelerator(value, through_function)
     if isinstance(node, nodes.Attribute) and not (isinstance(node.parent, nodes.Call) and node.parent.func is node):
@@ -1170,6 +1174,15 @@ def _asks_platform_for_other_accelerator(node: nodes.NodeNG, through_function: b
     if isinstance(node.func, nodes.Name) and _OTHER_ACCELERATOR_FUNCTION.fullmatch(node.func.name):
         return True
     return through_function and isinstance(node.func, nodes.Name) and _false_unless_other_accelerator(node.func)
+
+
+def _imported_flag_for_other_accelerator(name: nodes.Name) -> bool:
+    """`IS_ROCM` imported from the project's utils (GPTQModel's utils/rocm.py: `IS_ROCM =
+    torch.version.hip is not None`): a flag whose name is the question answers it."""
+    if name.name.lstrip("_").lower() not in _OTHER_PLATFORM_QUERIES:
+        return False
+    definitions = bindings(name)
+    return len(definitions) == 1 and isinstance(definitions[0], nodes.ImportFrom)
 
 
 def _false_unless_other_accelerator(name: nodes.Name) -> bool:
