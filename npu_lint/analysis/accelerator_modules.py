@@ -13,6 +13,8 @@ own NPU package. So, as for AMD's modules (amd_modules.py), a module is such a v
 file, or a package of the package chain holding it, is named with the vendor's or its device's
 word; `ModuleContext.report` drops every finding there. Only the package chain counts (a checkout
 under a folder named so says nothing), and a word must be whole (`_mlu_ops` is, `mlucas` is not).
+Apple's MLX counts too: GPTQModel's `mlx_*.py` modules hand tensors to MLX arrays on macOS on
+Apple silicon and back (`torch.from_dlpack(mlx_array)`), a path no Ascend host takes.
 Not DeepLink's DIPU, which runs on Ascend too, nor the CPU's architectures (FlagGems' `_arm/`
 backend is Triton for the CPU, which may be the NPU host's own).
 """
@@ -34,6 +36,7 @@ _VENDOR_WORDS = frozenset({
     "sdaa",                      # Tecorigin's SDAA (torch_sdaa)
     "aipu",                      # Arm China's Zhouyi AIPU
     "habana", "gaudi", "hpu",    # Intel's Gaudi (habana_frameworks' torch.hpu)
+    "mlx",                       # Apple's MLX on Apple silicon (GPTQModel's mlx_exl3_pipeline.py)
 })
 
 
