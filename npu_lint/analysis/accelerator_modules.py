@@ -20,7 +20,10 @@ backend is Triton for the CPU, which may be the NPU host's own).
 """
 from __future__ import annotations
 
+from astroid import nodes
+
 from npu_lint.analysis.module_names import module_named_for
+from npu_lint.analysis.names import identifier_words
 
 # The vendor's name and its device's (and its software stack's, where the two differ).
 _VENDOR_WORDS = frozenset({
@@ -44,3 +47,23 @@ def written_for_other_accelerator(path: str) -> bool:
     """Is the module at `path` the project's code for another vendor's accelerator, by its name
     or its packages' names?"""
     return module_named_for(path, _VENDOR_WORDS)
+
+
+_MLX = "mlx"
+
+
+def may_name_mlx(text: str) -> bool:
+    """False when the source cannot name a function for MLX: then no finding needs the walk."""
+    return _MLX in text.lower()
+
+
+def in_function_for_mlx(node: nodes.NodeNG) -> bool:
+    """Is `node` inside a function named for Apple's MLX (GPTQModel's `_mlx_array_to_torch`,
+    `_gguf_quantize_weight_mlx_to_torch` in its common modules)? It takes or makes MLX arrays,
+    which only Apple silicon has, so as in an `mlx_*.py` module no Ascend host runs it."""
+    scope = node.scope()
+    while not isinstance(scope, nodes.Module):
+        if isinstance(scope, nodes.FunctionDef) and _MLX in identifier_words(scope.name):
+            return True
+        scope = scope.parent.scope()
+    return False
