@@ -103,7 +103,7 @@ def test_the_same_code_outside_an_mlx_module_is_reported(tmp_path):
         assert _codes(module) == ["NPU303"], name
 
 
-# GPTQModel 7.7's quantization/rtn.py, qqq.py and foem.py keep the same helper in a common module;
+# GPTQModel 7.7's quantization/rtn.py, qqq.py and foem.py keep the same function in a common module;
 # its name says MLX. Near miss: a function named for something else.
 def test_a_function_named_for_mlx_is_left_alone(tmp_path):
     module = _package(tmp_path, "gptqmodel", "quantization") / "rtn.py"
