@@ -78,3 +78,36 @@ def test_a_vendor_folder_outside_the_package_chain_says_nothing(tmp_path):
     module = _package(outside, "ops") / "index_add.py"
     module.write_text(VENDOR_OP)
     assert _codes(module) == REPORTED
+
+
+# GPTQModel 7.7's quantization/mlx_exl3_pipeline.py: MLX arrays come back to torch through
+# DLPack, on macOS on Apple silicon alone.
+MLX_OP = """import torch
+
+
+def _mlx_array_to_torch(value, device):
+    return torch.from_dlpack(value).to(device=device).contiguous()
+"""
+
+
+def test_a_module_named_for_apples_mlx_is_left_alone(tmp_path):
+    module = _package(tmp_path, "gptqmodel", "quantization") / "mlx_exl3_pipeline.py"
+    module.write_text(MLX_OP)
+    assert _codes(module) == []
+
+
+def test_the_same_code_outside_an_mlx_module_is_reported(tmp_path):
+    for name in ("exl3_pipeline.py", "mlxtend_utils.py"):
+        module = _package(tmp_path, "gptqmodel", "quantization") / name
+        module.write_text(MLX_OP.replace("_mlx_array_to_torch", "_dlpack_to_torch"))
+        assert _codes(module) == ["NPU303"], name
+
+
+# GPTQModel 7.7's quantization/rtn.py, qqq.py and foem.py keep the same function in a common module;
+# its name says MLX. Near miss: a function named for something else.
+def test_a_function_named_for_mlx_is_left_alone(tmp_path):
+    module = _package(tmp_path, "gptqmodel", "quantization") / "rtn.py"
+    module.write_text(MLX_OP)
+    assert _codes(module) == []
+    module.write_text(MLX_OP.replace("_mlx_array_to_torch", "_dlpack_to_torch"))
+    assert _codes(module) == ["NPU303"]

@@ -893,3 +893,38 @@ def test_sglang_module_flags_for_other_hosts_keep_their_branch_off_the_npu(body,
 ])
 def test_an_or_of_questions_for_other_hosts_is_off_the_npu(body, expected):
     assert codes(body, SGLANG_HEADER) == expected
+
+
+# GPTQModel keeps its ROCm answer in a flag of its utils (utils/rocm.py: `IS_ROCM =
+# torch.version.hip is not None`) that its modules import; eora/eora.py picks MAGMA for ROCm's
+# linalg under it. The imported flag names its question, false on the NPU.
+ROCM_FLAG_HEADER = "import torch\nfrom ..utils.rocm import IS_ROCM\n"
+
+
+@pytest.mark.parametrize("body, expected", [
+    # gptqmodel/eora/eora.py
+    ("""
+    def eigen(matrix, torch_gte_210):
+        if IS_ROCM and not torch_gte_210:
+            torch.backends.cuda.preferred_linalg_library(backend="magma")
+        return torch.linalg.eigh(matrix)
+    """, []),
+    # near miss: `not IS_ROCM` holds on CUDA and the NPU alike
+    ("""
+    def eigen(matrix):
+        if not IS_ROCM:
+            torch.backends.cuda.preferred_linalg_library(backend="magma")
+        return torch.linalg.eigh(matrix)
+    """, [(4, "NPU131")]),
+])
+def test_an_imported_flag_named_for_rocm_keeps_its_branch_off_the_npu(body, expected):
+    assert codes(body, ROCM_FLAG_HEADER) == expected
+
+
+def test_an_imported_flag_named_for_something_else_is_no_rocm_question():
+    header = "import torch\nfrom ..utils.rocm import USE_MAGMA\n"
+    body = """
+    if USE_MAGMA:
+        torch.backends.cuda.preferred_linalg_library(backend="magma")
+    """
+    assert codes(body, header) == [(3, "NPU131")]

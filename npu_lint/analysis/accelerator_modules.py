@@ -13,12 +13,17 @@ own NPU package. So, as for AMD's modules (amd_modules.py), a module is such a v
 file, or a package of the package chain holding it, is named with the vendor's or its device's
 word; `ModuleContext.report` drops every finding there. Only the package chain counts (a checkout
 under a folder named so says nothing), and a word must be whole (`_mlu_ops` is, `mlucas` is not).
+Apple's MLX counts too: GPTQModel's `mlx_*.py` modules hand tensors to MLX arrays on macOS on
+Apple silicon and back (`torch.from_dlpack(mlx_array)`), a path no Ascend host takes.
 Not DeepLink's DIPU, which runs on Ascend too, nor the CPU's architectures (FlagGems' `_arm/`
 backend is Triton for the CPU, which may be the NPU host's own).
 """
 from __future__ import annotations
 
+from astroid import nodes
+
 from npu_lint.analysis.module_names import module_named_for
+from npu_lint.analysis.names import identifier_words
 
 # The vendor's name and its device's (and its software stack's, where the two differ).
 _VENDOR_WORDS = frozenset({
@@ -34,6 +39,7 @@ _VENDOR_WORDS = frozenset({
     "sdaa",                      # Tecorigin's SDAA (torch_sdaa)
     "aipu",                      # Arm China's Zhouyi AIPU
     "habana", "gaudi", "hpu",    # Intel's Gaudi (habana_frameworks' torch.hpu)
+    "mlx",                       # Apple's MLX on Apple silicon (GPTQModel's mlx_exl3_pipeline.py)
 })
 
 
@@ -41,3 +47,23 @@ def written_for_other_accelerator(path: str) -> bool:
     """Is the module at `path` the project's code for another vendor's accelerator, by its name
     or its packages' names?"""
     return module_named_for(path, _VENDOR_WORDS)
+
+
+_MLX = "mlx"
+
+
+def may_name_mlx(text: str) -> bool:
+    """False when the source cannot name a function for MLX: then no finding needs the walk."""
+    return _MLX in text.lower()
+
+
+def in_function_for_mlx(node: nodes.NodeNG) -> bool:
+    """Is `node` inside a function named for Apple's MLX (GPTQModel's `_mlx_array_to_torch`,
+    `_gguf_quantize_weight_mlx_to_torch` in its common modules)? It takes or makes MLX arrays,
+    which only Apple silicon has, so as in an `mlx_*.py` module no Ascend host runs it."""
+    scope = node.scope()
+    while not isinstance(scope, nodes.Module):
+        if isinstance(scope, nodes.FunctionDef) and _MLX in identifier_words(scope.name):
+            return True
+        scope = scope.parent.scope()
+    return False

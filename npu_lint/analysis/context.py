@@ -5,10 +5,11 @@ import re
 
 from astroid import nodes
 
-from npu_lint.analysis.accelerator_modules import written_for_other_accelerator
+from npu_lint.analysis.accelerator_modules import in_function_for_mlx, may_name_mlx, written_for_other_accelerator
 from npu_lint.analysis.amd_modules import written_for_amd
 from npu_lint.analysis.legacy_fallbacks import may_test_torch_names, reached_only_by_older_torch
 from npu_lint.analysis.npu_branches import may_name_npu, off_npu_path
+from npu_lint.analysis.unread_values import never_read
 from npu_lint.analysis.npu_siblings import (called_only_by_npu_siblings, in_class_with_npu_sibling,
                                             in_function_with_npu_twin, in_package_with_npu_sibling,
                                             read_only_by_npu_siblings)
@@ -40,6 +41,7 @@ class ModuleContext:
         self._may_name_npu: bool | None = None
         self._may_test_torch_names: bool | None = None
         self._written_for_other_gpu: bool | None = None
+        self._may_name_mlx: bool | None = None
         self._in_cuda_package_with_npu_sibling: bool | None = None
 
     def nodes_of(self, types: type | tuple[type, ...]) -> list[nodes.NodeNG]:
@@ -186,6 +188,12 @@ class ModuleContext:
             self._may_name_npu = may_name_npu(self.text)
         if node is not self.module and self._may_name_npu and off_npu_path(node, self):
             return  # a branch an NPU machine never takes: the project handles the NPU already
+        if self._may_name_mlx is None:
+            self._may_name_mlx = may_name_mlx(self.text)
+        if node is not self.module and self._may_name_mlx and in_function_for_mlx(node):
+            return  # a function that takes or makes Apple's MLX arrays: no Ascend host runs it
+        if node is not self.module and never_read(node):
+            return  # a local default that every later path replaces before reading: renaming it changes nothing
         if self._may_test_torch_names is None:
             self._may_test_torch_names = may_test_torch_names(self.text)
         if node is not self.module and self._may_test_torch_names \

@@ -18,7 +18,9 @@ take is not reported. A path is off the NPU when
   of the NPU, read so where the tested value is a device), a list of devices that holds the NPU
   (`device_type in {"npu", "xpu"}`: true on the NPU), an environment switch such as
   `os.getenv("FORCE_NPU", "0") == "1"`, mmcv's setup.py), or its body names the NPU (`"npu"`,
-  `torch.npu`, `torch_npu`) while its test does not say "not NPU";
+  `torch.npu`, `torch_npu`) while its test does not say "not NPU", or it is an `else:` that is
+  one `try:` of importing torch_npu (`else: try: import torch_npu; device = "npu"`, xtuner's
+  get_device), which imports on an Ascend host alone;
 - it is a branch (or a test) of a chain in which another branch tests the backend for HCCL, the
   NPU's own (`elif backend in ("hccl", "tpu_dist"):`, Ray Train's process group setup); not on
   the transfer_to_npu route, where the program keeps asking for "nccl";
@@ -142,7 +144,8 @@ take is not reported. A path is off the NPU when
   alone too, and so is what follows `not` such a question in an `or` (SGLang's `not _is_hip or
   torch.cuda.get_device_capability("cuda") < (9, 4)`); the question may be a function, a property
   or a name bound once to one (SGLang's `_is_hip = is_hip()`, its kernels' `is_hip_runtime()`,
-  `get_platform().is_hip`), and an `or` of questions each false on the NPU is one (SGLang's
+  `get_platform().is_hip`, a flag named so that the module imports: GPTQModel's `IS_ROCM`), and
+  an `or` of questions each false on the NPU is one (SGLang's
   `if is_cuda() or is_hip(): return torch.cuda`, before `if is_npu(): return torch.npu`); so is what a function of the module asks that answers False unless so
   (`def _on_gfx950(): if not current_platform.is_rocm(): return False`), and a mark bound to a
   name (`needs_gfx950 = pytest.mark.skipif(not _on_gfx950(), ...)`, then `@needs_gfx950`).
@@ -183,6 +186,7 @@ _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 _MAY_NAME_NPU = re.compile(r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b|[\"'](?i:ascend)[\"']"
                            r"|[\"'](?i:hccl)[\"']|getattr\(torch,|hasattr\(torch,|torch\.(?:musa|mlu|xpu|hpu|mps|sdaa)\.is_available"
                            r"|(?<![A-Za-z0-9])is_(?:rocm|hip|musa|mlu|xpu|hpu|mps|sdaa|tpu|out_of_tree)(?:_runtime)?\b"
+                           r"|(?<![A-Za-z0-9])IS_(?:ROCM|HIP|MUSA|MLU|XPU|HPU|MPS|SDAA|TPU)\b"
                            r"|\bdefault_device_backend_map\b")
 # torch's table of each device type's default backend: torch_npu's registration of HCCL
 # (`Backend.register_backend("hccl", ..., devices=["npu"])`) puts "npu": "hccl" in it.
@@ -580,6 +584,12 @@ def _torch_npu_import_failed(handler: nodes.ExceptHandler) -> bool:
     attempt = handler.parent
     if not isinstance(attempt, nodes.Try) or handler not in attempt.handlers:
         return False
+    return _only_imports_torch_npu(attempt)
+
+
+def _only_imports_torch_npu(attempt: nodes.Try) -> bool:
+    """Does the `try:` import torch_npu, and nothing else in it can fail (its other statements
+    import torch or torch_npu, or store, return or do nothing without calling anything)?"""
     imports_npu = False
     for statement in attempt.body:
         if isinstance(statement, (nodes.Import, nodes.ImportFrom)):
@@ -847,6 +857,8 @@ def _is_npu_branch(test: Optional[nodes.NodeNG], body: list[nodes.NodeNG], about
     if len(body) == 1 and isinstance(body[0], nodes.Try) and body[0].body \
             and _guarding_try(body[0].body[-1]) is body[0] and _polarity(body[0].body[-1].test) == POSITIVE:
         return True  # `else: try: if torch_npu.npu.is_available(): return "npu"` (mineru's config_reader)
+    if test is None and len(body) == 1 and isinstance(body[0], nodes.Try) and _only_imports_torch_npu(body[0]):
+        return True  # `else: try: import torch_npu; device = "npu"` (xtuner's get_device): it imports on Ascend alone
     # A test that does not say "NPU" picks the NPU only when the chain tests the device
     # (`torch.cuda.is_available()`, `device == "cuda"`) and the branch is short and about it
     # (`else: device = "npu"`). `if args.profile: ... else: x.npu()` is about something else,
@@ -1149,6 +1161,8 @@ def _asks_platform_for_other_accelerator(node: nodes.NodeNG, through_function: b
     tests of gfx950 kernels: `def _on_gfx950(): if not current_platform.is_rocm(): return False ...`)."""
     if isinstance(node, nodes.Name):
         value = single_value(node)
+        if value is None:
+            return _imported_flag_for_other_accelerator(node)
         return isinstance(value, (nodes.Call, nodes.Attribute)) \
             and _asks_platform_for_other_accelerator(value, through_function)
     if isinstance(node, nodes.Attribute) and not (isinstance(node.parent, nodes.Call) and node.parent.func is node):
@@ -1160,6 +1174,15 @@ def _asks_platform_for_other_accelerator(node: nodes.NodeNG, through_function: b
     if isinstance(node.func, nodes.Name) and _OTHER_ACCELERATOR_FUNCTION.fullmatch(node.func.name):
         return True
     return through_function and isinstance(node.func, nodes.Name) and _false_unless_other_accelerator(node.func)
+
+
+def _imported_flag_for_other_accelerator(name: nodes.Name) -> bool:
+    """`IS_ROCM` imported from the project's utils (GPTQModel's utils/rocm.py: `IS_ROCM =
+    torch.version.hip is not None`): a flag whose name is the question answers it."""
+    if name.name.lstrip("_").lower() not in _OTHER_PLATFORM_QUERIES:
+        return False
+    definitions = bindings(name)
+    return len(definitions) == 1 and isinstance(definitions[0], nodes.ImportFrom)
 
 
 def _false_unless_other_accelerator(name: nodes.Name) -> bool:

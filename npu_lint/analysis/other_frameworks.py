@@ -4,7 +4,9 @@ skrl's tests/test_jax_config.py imports jax and no torch: its `"cuda"` strings a
 names (`jax.devices("cuda")`, `config.jax.device = "cuda"`), and JAX knows no "npu". So is the
 `self._device = f"cuda:{rank}"` of skrl's JAX configuration class, whose `__init__` imports jax
 and no torch, in a module whose PyTorch class imports torch. Renamed, they would ask JAX for a
-platform it does not have; torch_npu has nothing to do with them.
+platform it does not have; torch_npu has nothing to do with them. So are the "cuda" targets of
+a module that imports Apache TVM and no torch (GPTQModel's bitblas_target_detector.py picks the
+TVM target BitBLAS compiles its kernels for).
 """
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from astroid import nodes
 from npu_lint.analysis.module_facts import facts_of
 
 # Top-level modules of frameworks with device names of their own and no NPU backend for torch_npu.
-OTHER_FRAMEWORKS = frozenset({"jax", "flax", "tensorflow", "paddle", "mindspore"})
+# TVM names its compile targets so (`Target("cuda")`: GPTQModel's BitBLAS target detector).
+OTHER_FRAMEWORKS = frozenset({"jax", "flax", "tensorflow", "paddle", "mindspore", "tvm"})
 _TORCH = frozenset({"torch", "torch_npu"})
 
 

@@ -63,6 +63,10 @@ NO_KERNEL = frozenset(TENSOR_PREFIX + name for name in (
 # caller writes never reaches an NPU kernel. Ascend's allowlists for them (`weights`仅支持fp32,
 # DataLoader's `dataset`) describe the data that was tested, not a kernel's limit.
 HOST_DATA_LOADING = "torch.utils.data."
+# A call given both `dtype=` and `out_dtype=` computes in the first and returns the second
+# (`torch._scaled_mm`, mergekit's `merge_tensors(..., dtype=torch.float64, out_dtype=torch.float32)`):
+# its result is what the calls on it compute with.
+OUT_DTYPE = "out_dtype"
 # Collectives and point-to-point calls read and write their tensor in place.
 COLLECTIVES = "torch.distributed."
 
@@ -94,6 +98,8 @@ def tensor_dtype(node: Optional[nodes.NodeNG], depth: int = 0) -> Optional[str]:
         return tensor_dtype(single_value(node), depth + 1)
     if not isinstance(node, nodes.Call):
         return None
+    if keyword(node, OUT_DTYPE) is not None:
+        return dtype_literal(keyword(node, OUT_DTYPE))  # `dtype=` is what it computes in, not what it returns
     if keyword(node, "dtype") is not None:
         return dtype_literal(keyword(node, "dtype"))
     func = node.func
@@ -122,6 +128,8 @@ def written_at(node: Optional[nodes.NodeNG], depth: int = 0) -> Optional[nodes.N
         return written_at(node.value, depth + 1)
     if not isinstance(node, nodes.Call):
         return None
+    if keyword(node, OUT_DTYPE) is not None:
+        return _keyword(node, OUT_DTYPE) if dtype_literal(keyword(node, OUT_DTYPE)) else None
     if keyword(node, "dtype") is not None:
         return _keyword(node, "dtype")
     func = node.func
