@@ -7,6 +7,8 @@
     use_cp = has_cupy and img.device.type == "cuda"
     early = x.device.type == "cuda" and nl.supports_cuda    or a flag beside it that says the
                                                   code it lets in supports CUDA
+    if device.type == "cuda" and CUAEV_IS_INSTALLED:    or that a CUDA build of the project's
+                                                  own loaded (analysis/extension_flags.py)
     if not torch.cuda.is_available():            the test ends the path before the library
         raise ValueError("xformers needs CUDA")
     xformers.ops.memory_efficient_attention(q, k, v)
@@ -80,6 +82,7 @@ from npu_lint.analysis.arguments import argument_role, tables
 from npu_lint.analysis.cpu_device import explicitly_on_cpu
 from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument, imports_cuda_build
 from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, method_running_kernel, runs_cuda_kernel
+from npu_lint.analysis.extension_flags import extension_of_flag
 from npu_lint.analysis.forwarded_keywords import hands_keyword_to_library
 from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.module_facts import facts_of
@@ -1123,6 +1126,9 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             flagged = _flag_of_library_import(node)
             if flagged:
                 return f"`{flagged}`"
+            loaded = extension_of_flag(node)
+            if loaded:
+                return f"`{loaded}` (a CUDA build of this project, which `{node.name}` says loaded)"
         if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name):
             probed = _library_probed_by(node.func)
             if probed:
