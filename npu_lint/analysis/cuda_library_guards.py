@@ -80,7 +80,8 @@ from astroid import nodes
 
 from npu_lint.analysis.arguments import argument_role, tables
 from npu_lint.analysis.cpu_device import explicitly_on_cpu
-from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument, imports_cuda_build
+from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument, extension_short_names, \
+    imports_cuda_build
 from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, method_running_kernel, runs_cuda_kernel
 from npu_lint.analysis.extension_flags import extension_of_flag
 from npu_lint.analysis.forwarded_keywords import hands_keyword_to_library
@@ -842,7 +843,9 @@ def _exit_message_names_library(test: nodes.NodeNG) -> str | None:
     library among other reasons ("AMP or APEX ... only on CUDA devices", where torch's AMP runs on
     the NPU too), unless the module imports that library: rf-detr's TensorRT runtime (`import
     tensorrt as trt`) checks the engine's device with `if requested.type != "cuda": raise
-    ValueError("TensorRT runs on CUDA devices only, ...")`."""
+    ValueError("TensorRT runs on CUDA devices only, ...")`, or names a CUDA extension the project's
+    setup.py builds: torchani 2.9's `if species.device.type != "cuda" and species.shape[1] != 0:
+    raise ValueError("cuAEV requires inputs in a CUDA device ...")` before it runs `torchani.cuaev`."""
     parent = test.parent
     message = _skip_reason(test)
     libraries = _message_libraries()
@@ -852,7 +855,8 @@ def _exit_message_names_library(test: nodes.NodeNG) -> str | None:
             and isinstance(parent.body[0], nodes.Raise) and parent.body[0].exc is not None:
         message = parent.body[0].exc
         imported = {name.split(".", 1)[0] for name in facts_of(test).imported}
-        libraries = tuple(module for module in libraries if module in imported)
+        libraries = tuple(module for module in libraries if module in imported) \
+            + tuple(sorted(extension_short_names(test.root())))
     if message is None:
         return None
     texts = [node.value for node in _walk(message) if isinstance(node, nodes.Const) and isinstance(node.value, str)]
