@@ -1186,9 +1186,18 @@ def _custom_op_named_for_cuda(attribute: nodes.Attribute) -> bool:
 
 def _held_by_instance(attribute: nodes.Attribute) -> bool:
     """`self.autogptq_cuda.vecquant4matmul(...)` in a class that set `self.autogptq_cuda =
-    autogptq_cuda_256` (AutoGPTQ's QuantLinear): the instance holds the module's CUDA build."""
-    names = {value.name for value in values_stored_in_self(attribute) or () if isinstance(value, nodes.Name)}
+    autogptq_cuda_256` (AutoGPTQ's QuantLinear): the instance holds the module's CUDA build, or a
+    member of one of its kernel classes: speechbrain 1.1's numba TransducerLoss sets `self.loss =
+    Transducer.apply`, the autograd Function whose forward launches its `@cuda.jit` kernels."""
+    names = {_held_name(value) for value in values_stored_in_self(attribute) or ()} - {None}
     return bool(names) and not names.isdisjoint(cuda_kernel_names(attribute.root()))
+
+
+def _held_name(value: nodes.NodeNG) -> str | None:
+    """`autogptq_cuda_256` -> itself; `Transducer.apply` -> `Transducer`; else None."""
+    if isinstance(value, nodes.Attribute) and isinstance(value.expr, nodes.Name):
+        return value.expr.name
+    return value.name if isinstance(value, nodes.Name) else None
 
 
 def _names_cuda_build(text: str) -> bool:
