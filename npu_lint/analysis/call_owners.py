@@ -5,7 +5,8 @@ rule that says most owns it.
 (NPU930); `torch.heaviside` falls back to the CPU (NPU301) and the list marks it unsupported on
 the chip (NPU303, which read beside NPU301 contradicts it); `torch.eye(n, dtype=torch.float64)`
 is an operator the list denies float64 (NPU304) and asks for float64 (NPU606);
-`x.double()` asks for float64 (NPU606) and may fall back (NPU931); `torch.unique_consecutive` is
+`x.double()` asks for float64 (NPU606) and may fall back (NPU931); `torch.optim.Adam` may fall
+back (NPU931) and has a fused NPU class (NPU510); `torch.unique_consecutive` is
 unsupported on Atlas A2 (NPU303) and sized by its values (NPU610). Each is one thing to change.
 
 The rules report as usual, through `report_about`, which notes the nodes a finding speaks
@@ -28,15 +29,19 @@ from npu_lint.core.rule import Rule
 from npu_lint.core.records import record
 
 # The rule that gives way -> (the rules that own a call they share, in order of preference;
-# whether its own fact stays with the owner's finding as related information).
-OWNERS: dict[str, tuple[tuple[str, ...], bool]] = {
+# whether its own fact stays with the owner's finding as related information: always, or only
+# with the owners named).
+OWNERS: dict[str, tuple[tuple[str, ...], bool | frozenset[str]]] = {
     # NPU301/NPU302 say what happens on the NPU (it falls back, or it fails): "not verified"
     # adds nothing, "unsupported on the chip" is the list's view of the same gap.
     "NPU930": (("NPU301", "NPU302"), False),
     "NPU303": (("NPU301", "NPU302"), True),
     # NPU304 names the operator that gets the float64; NPU606 marks where it is asked for.
     "NPU606": (("NPU304",), True),
-    "NPU931": (("NPU304", "NPU606"), False),
+    "NPU931": (("NPU304", "NPU606", "NPU510"), frozenset({"NPU510"})),
+    # `torch.optim.Adam(...)` may fall back to the CPU (NPU931) and has a fused NPU class (NPU510):
+    # the fused class replaces the call, so the note goes with that advice, still read where the
+    # fused class cannot serve (bfloat16 parameters).
     # A call the NPU lacks is one thing to replace; that its result's size depends on the values
     # (FastVideo's `torch.unique_consecutive(cu_window_seqlens)`) goes with it.
     "NPU610": (("NPU301", "NPU302", "NPU303"), True),
@@ -112,7 +117,7 @@ def give_way(ctx: ModuleContext, code: str) -> None:
         if owner is None:
             continue
         drop(ctx, said)
-        if keep:
+        if keep is True or (keep and owner.finding.code in keep):
             finding = said.finding
             add_related(ctx, owner, (Related(finding.start, finding.end, f"{finding.code}: {finding.message}",
                                              folded=finding.code),))

@@ -21,6 +21,7 @@ _LOAD = "torch.utils.cpp_extension.load"
 _CUDA_SOURCE = re.compile(r"\.cu$")
 _BUILT_NAMES = "_npu_lint_cuda_built_names"
 _PREBUILT_NAMES = "_npu_lint_prebuilt_cuda_names"
+_SHORTEST_NAME = 4
 
 
 def cuda_build_argument(call: nodes.Call) -> tuple[nodes.NodeNG, str] | None:
@@ -138,6 +139,13 @@ def prebuilt_extension_names(module: nodes.Module) -> frozenset[str]:
                               and not extensions.isdisjoint(_imported_modules(assignment, name, package)))
         setattr(module, _PREBUILT_NAMES, names)
     return names
+
+
+def extension_short_names(module: nodes.Module) -> frozenset[str]:
+    """The last dotted part of each CUDA extension `module`'s project builds (`cuaev` for torchani's
+    `torchani.cuaev`), long enough to be a name rather than a word part (`_C` is not one)."""
+    extensions, _package = _project_extensions(module)
+    return frozenset(tail for tail in (name.rsplit(".", 1)[-1] for name in extensions) if len(tail) >= _SHORTEST_NAME)
 
 
 def _project_extensions(module: nodes.Module) -> tuple[frozenset[str], tuple[str, ...]]:

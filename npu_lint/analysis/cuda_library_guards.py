@@ -7,6 +7,8 @@
     use_cp = has_cupy and img.device.type == "cuda"
     early = x.device.type == "cuda" and nl.supports_cuda    or a flag beside it that says the
                                                   code it lets in supports CUDA
+    if device.type == "cuda" and CUAEV_IS_INSTALLED:    or that a CUDA build of the project's
+                                                  own loaded (analysis/extension_flags.py)
     if not torch.cuda.is_available():            the test ends the path before the library
         raise ValueError("xformers needs CUDA")
     xformers.ops.memory_efficient_attention(q, k, v)
@@ -78,8 +80,10 @@ from astroid import nodes
 
 from npu_lint.analysis.arguments import argument_role, tables
 from npu_lint.analysis.cpu_device import explicitly_on_cpu
-from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument, imports_cuda_build
+from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument, extension_short_names, \
+    imports_cuda_build
 from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, method_running_kernel, runs_cuda_kernel
+from npu_lint.analysis.extension_flags import extension_of_flag
 from npu_lint.analysis.forwarded_keywords import hands_keyword_to_library
 from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.module_facts import facts_of
@@ -839,7 +843,9 @@ def _exit_message_names_library(test: nodes.NodeNG) -> str | None:
     library among other reasons ("AMP or APEX ... only on CUDA devices", where torch's AMP runs on
     the NPU too), unless the module imports that library: rf-detr's TensorRT runtime (`import
     tensorrt as trt`) checks the engine's device with `if requested.type != "cuda": raise
-    ValueError("TensorRT runs on CUDA devices only, ...")`."""
+    ValueError("TensorRT runs on CUDA devices only, ...")`, or names a CUDA extension the project's
+    setup.py builds: torchani 2.9's `if species.device.type != "cuda" and species.shape[1] != 0:
+    raise ValueError("cuAEV requires inputs in a CUDA device ...")` before it runs `torchani.cuaev`."""
     parent = test.parent
     message = _skip_reason(test)
     libraries = _message_libraries()
@@ -849,7 +855,8 @@ def _exit_message_names_library(test: nodes.NodeNG) -> str | None:
             and isinstance(parent.body[0], nodes.Raise) and parent.body[0].exc is not None:
         message = parent.body[0].exc
         imported = {name.split(".", 1)[0] for name in facts_of(test).imported}
-        libraries = tuple(module for module in libraries if module in imported)
+        libraries = tuple(module for module in libraries if module in imported) \
+            + tuple(sorted(extension_short_names(test.root())))
     if message is None:
         return None
     texts = [node.value for node in _walk(message) if isinstance(node, nodes.Const) and isinstance(node.value, str)]
@@ -1123,6 +1130,9 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             flagged = _flag_of_library_import(node)
             if flagged:
                 return f"`{flagged}`"
+            loaded = extension_of_flag(node)
+            if loaded:
+                return f"`{loaded}` (a CUDA build of this project, which `{node.name}` says loaded)"
         if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name):
             probed = _library_probed_by(node.func)
             if probed:
@@ -1176,9 +1186,18 @@ def _custom_op_named_for_cuda(attribute: nodes.Attribute) -> bool:
 
 def _held_by_instance(attribute: nodes.Attribute) -> bool:
     """`self.autogptq_cuda.vecquant4matmul(...)` in a class that set `self.autogptq_cuda =
-    autogptq_cuda_256` (AutoGPTQ's QuantLinear): the instance holds the module's CUDA build."""
-    names = {value.name for value in values_stored_in_self(attribute) or () if isinstance(value, nodes.Name)}
+    autogptq_cuda_256` (AutoGPTQ's QuantLinear): the instance holds the module's CUDA build, or a
+    member of one of its kernel classes: speechbrain 1.1's numba TransducerLoss sets `self.loss =
+    Transducer.apply`, the autograd Function whose forward launches its `@cuda.jit` kernels."""
+    names = {_held_name(value) for value in values_stored_in_self(attribute) or ()} - {None}
     return bool(names) and not names.isdisjoint(cuda_kernel_names(attribute.root()))
+
+
+def _held_name(value: nodes.NodeNG) -> str | None:
+    """`autogptq_cuda_256` -> itself; `Transducer.apply` -> `Transducer`; else None."""
+    if isinstance(value, nodes.Attribute) and isinstance(value.expr, nodes.Name):
+        return value.expr.name
+    return value.name if isinstance(value, nodes.Name) else None
 
 
 def _names_cuda_build(text: str) -> bool:

@@ -2,7 +2,8 @@
 
     Literal["cpu", "cuda"]              a type: its members are the values it allows
     class RNGType(Enum): CUDA = "cuda"  an Enum member's value identifies the member (a kind);
-                                        "npu" would make it an alias of `RNGType.NPU`
+                                        "npu" would make it an alias of `RNGType.NPU` (an Enum
+                                        of devices to run on, CPU listed and no NPU, holds devices)
     getattr(tensor, "cuda")             the name of the `.cuda` method
     if name in {"contiguous", "cuda"}   in `__getattr__`, or listed with method names
     get_accelerator().device_name() == "cuda"
@@ -767,7 +768,19 @@ def _enum_member_value(node: nodes.NodeNG) -> bool:
     assign = node.parent
     if not (isinstance(assign, nodes.Assign) and assign.value is node and isinstance(assign.parent, nodes.ClassDef)):
         return False
-    return _is_enum(assign.parent)
+    return _is_enum(assign.parent) and not _device_choice(assign.parent)
+
+
+def _device_choice(classdef: nodes.ClassDef) -> bool:
+    """`class Device(str, Enum): CPU = "cpu"; CUDA = "cuda"; MPS = "mps"; AUTO = "auto"`
+    (pyannote.audio 4.0's command line, which hands `torch.device(device.value)` the member it
+    picks when `torch.cuda.is_available()`): an Enum that lists the CPU beside CUDA and has no NPU
+    member is the choice of a device to run on, and its values are devices. "npu" there aliases no
+    member; an Enum with an NPU member (accelerate's RNGType) names kinds."""
+    values = {statement.value.value for statement in classdef.body
+              if isinstance(statement, nodes.Assign) and isinstance(statement.value, nodes.Const)
+              and isinstance(statement.value.value, str)}
+    return "cpu" in values and not any(value.startswith("npu") for value in values)
 
 
 def _is_enum(classdef: nodes.ClassDef) -> bool:

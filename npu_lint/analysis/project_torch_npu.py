@@ -57,7 +57,7 @@ def project_modules_reached(path: str) -> list[str]:
 
 def _walk(path: str, imports, stop_at_torch_npu: bool) -> tuple[bool, set[str]]:
     """(whether a reached module imports torch_npu, the modules reached)."""
-    pending = [file for level, name, names in imports for file in _files_of(path, level, name, names)]
+    pending = [file for level, name, names in imports for file in project_files_of(path, level, name, names)]
     seen: set[str] = set()
     found = False
     while pending and len(seen) < MAX_MODULES:
@@ -73,7 +73,7 @@ def _walk(path: str, imports, stop_at_torch_npu: bool) -> tuple[bool, set[str]]:
             if stop_at_torch_npu:
                 break
         if facts.children is None:  # every program of a project walks the same modules
-            facts.children = [child for level, name, names in facts.imports for child in _files_of(file, level, name, names)]
+            facts.children = [child for level, name, names in facts.imports for child in project_files_of(file, level, name, names)]
         pending.extend(facts.children)
     return found, seen
 
@@ -126,7 +126,7 @@ def _ast_imports(body: list) -> Iterable[tuple[int, str, tuple[str, ...]]]:
                 yield from _ast_imports(getattr(stmt, field, None) or [])
 
 
-def _files_of(importer: str, level: int, name: str, names: tuple[str, ...]) -> list[str]:
+def project_files_of(importer: str, level: int, name: str, names: tuple[str, ...]) -> list[str]:
     """The project files that `from <level dots><name> import <names>` (or `import <name>`) in
     `importer` runs: each package's `__init__.py` on the way, the module, and the names that are
     submodules. Empty for a library."""

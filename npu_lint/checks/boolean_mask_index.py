@@ -4,13 +4,15 @@
 The number of elements selected depends on the values, so the result's shape is dynamic.
 Only judged when the indexed value or the compared value is inferred to be a Tensor (the
 same code on a DataFrame or an array is none of the NPU's business); writes (`x[mask] = 0`)
-keep the shape and are left alone.
+keep the shape and are left alone, and so is a read that only builds an error's message
+(analysis/error_messages.py).
 """
 from __future__ import annotations
 
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.error_messages import in_error_message
 from npu_lint.analysis.names import single_value
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
@@ -44,7 +46,7 @@ class BooleanMaskIndex(Check):
         return frozenset({"torch"})
 
     def visit(self, node: nodes.Subscript, ctx: ModuleContext) -> None:
-        if getattr(node, "ctx", None) is not None and node.ctx.name != "Load":
+        if getattr(node, "ctx", None) is not None and node.ctx.name != "Load" or in_error_message(node):
             return
         indexes = node.slice.elts if isinstance(node.slice, nodes.Tuple) else [node.slice]
         for index in indexes:

@@ -4,7 +4,8 @@
 
 Module functions resolve through the imports; a method only counts on a value astroid
 infers to be a Tensor (`.unique()` and `.nonzero()` exist on pandas and numpy values too).
-A call another rule says the NPU lacks is that rule's (analysis/call_owners.py).
+A call another rule says the NPU lacks is that rule's (analysis/call_owners.py). A call that only
+builds an error's message runs once, on the way out (analysis/error_messages.py).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from astroid import nodes
 
 from npu_lint.analysis.call_owners import give_way, report_about
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.error_messages import in_error_message
 from npu_lint.analysis.names import last_name, qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
@@ -30,7 +32,7 @@ class DataDependentShape(Check):
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
         func = node.func
         name = last_name(func) or ""
-        if name not in OPERATORS and name != "where":
+        if name not in OPERATORS and name != "where" or in_error_message(node):
             return
         qname = qualified_name(func)
         if qname is not None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from astroid import nodes
 
+from npu_lint.analysis.call_owners import report_about
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.test_code import in_reference_helper, in_test_function
 from npu_lint.checks.base import Check
@@ -30,8 +31,10 @@ class AffinityCheck(Check):
         if _in_reference_of(node, operator.api) or in_test_function(node) or in_reference_helper(node):
             return  # a test's hand-written form is the reference the kernel is compared with
         fields.setdefault("advice", "")
-        ctx.report(self.rule, node, api=operator.api, facts=operator.facts(),
-                   signature=operator.signature, **fields)
+        # noted for analysis/call_owners.py: the fused class is what an operator note on the call
+        # (NPU931) goes with
+        report_about(ctx, self.rule, node, api=operator.api, facts=operator.facts(),
+                     signature=operator.signature, **fields)
 
 
 def _in_reference_of(node: nodes.NodeNG, api: str) -> bool:
