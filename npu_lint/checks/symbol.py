@@ -261,7 +261,10 @@ def _restores_saved(top, qname: str) -> bool:
     if not (isinstance(statement, nodes.Assign) and isinstance(statement.value, nodes.Name)
             and _written_to(statement.value, qname)):
         return False
-    _scope, assignments = statement.value.lookup(statement.value.name)
+    try:
+        _scope, assignments = statement.value.lookup(statement.value.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return False
     return bool(assignments) and all(
         isinstance(assigned, nodes.AssignName) and isinstance(assigned.parent, nodes.Assign)
         and assigned.parent.targets == [assigned] and qualified_name(assigned.parent.value) == qname
