@@ -65,3 +65,29 @@ def test_the_newest_target_never_reaches_the_fallback_of_torch_accelerator():
 
 def test_torch_2_1_reaches_the_fallback_of_torch_accelerator():
     assert _accelerator_codes(Settings(target_torch_npu="2.1")) == [(8, "NPU101"), (14, "NPU111"), (19, "NPU101")]
+
+
+# open_clip 3.3's open_clip_train/main.py, shortened: the handler of a torch.amp call that falls
+# back to its torch.cuda.amp twin runs only on a torch without torch.amp.GradScaler (torch 2.3).
+SCALER_TEXT = """import torch
+
+
+def resume(device, checkpoint):
+    try:
+        scaler = torch.amp.GradScaler(device=device)
+    except (AttributeError, TypeError) as e:
+        scaler = torch.cuda.amp.GradScaler()
+    scaler.load_state_dict(checkpoint)
+"""
+
+
+def _scaler_codes(settings: Settings) -> list[tuple[int, str]]:
+    return [(f.start.line, f.code) for f in Engine(settings).check_text(SCALER_TEXT, "<string>").findings]
+
+
+def test_the_newest_target_never_reaches_the_fallback_of_a_torch_amp_call():
+    assert _scaler_codes(Settings()) == []
+
+
+def test_torch_2_1_reaches_the_fallback_of_a_torch_amp_call():
+    assert _scaler_codes(Settings(target_torch_npu="2.1")) == [(8, "NPU101"), (9, "NPU105")]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.legacy_fallbacks import reached_only_by_older_torch
 from npu_lint.analysis.names import is_method_self, qualified_name
 from npu_lint.analysis.npu_branches import off_npu_path
 from npu_lint.knowledge.cuda_surface import is_cuda_name
@@ -29,12 +30,13 @@ def linked_calls(ctx: ModuleContext) -> set[nodes.Call]:
     return {call for calls in object_uses(ctx).values() for call in calls}
 
 
-def made_only_off_npu_path(receiver: nodes.Name) -> bool:
+def made_only_off_npu_path(receiver: nodes.Name, release: str | None = None) -> bool:
     """Is every CUDA object `receiver` may hold made where an NPU machine never goes?
 
     `if is_torch_npu_available(): scaler = torch.npu.amp.GradScaler() else: scaler =
     torch.cuda.amp.GradScaler()`: the creation in the `else` is not reported, and on the NPU
-    `scaler` is the NPU's scaler, so its method calls are no CUDA object's either."""
+    `scaler` is the NPU's scaler, so its method calls are no CUDA object's either. The same holds
+    for a creation only an older torch than the target's reaches (legacy_fallbacks.py)."""
     try:
         _scope, assignments = receiver.lookup(receiver.name)
     except Exception:  # astroid raises assorted errors on odd scopes
@@ -42,7 +44,7 @@ def made_only_off_npu_path(receiver: nodes.Name) -> bool:
     made = [a.parent.value for a in assignments
             if isinstance(a, nodes.AssignName) and isinstance(a.parent, nodes.Assign)
             and isinstance(a.parent.value, nodes.Call) and is_cuda_name(qualified_name(a.parent.value.func) or "")]
-    return bool(made) and all(off_npu_path(call) for call in made)
+    return bool(made) and all(off_npu_path(call) or reached_only_by_older_torch(call, release) for call in made)
 
 
 def _creations(ctx: ModuleContext):

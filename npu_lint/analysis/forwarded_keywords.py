@@ -12,11 +12,17 @@ import of the project's own package) names, read with Python's own `ast` like a 
 module (star_imports.py). Any other use of the parameter, the `**kwargs` or the attribute that
 keeps them (`kwargs.pop("gpu")`, `self.gpu = gpu`, a call of the project's own) makes the switch
 the project's again.
+
+The same reading tells a string that only names a key: torch-fidelity 0.4's `cuda =
+get_kwarg("cuda", kwargs)` calls its own `def get_kwarg(name, kwargs): return kwargs.get(name,
+DEFAULTS[name])`, so "cuda" is the name of a keyword argument, not a device. A parameter used
+anywhere else (as a value, or as a key of the environment) keeps the string a value.
 """
 from __future__ import annotations
 
 import ast
 import os
+import re
 import textwrap
 from typing import Callable, Optional
 
@@ -29,6 +35,8 @@ from npu_lint.core.file_facts import FileFacts
 
 _TORCH = frozenset({"torch", "torch_npu"})
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_LOOKUPS = frozenset({"get", "pop"})  # read a key; a store (`m[p] = v`, setdefault) registers one
+_ENVIRONMENT = re.compile(r"(^|[._])(env|envs|environ|environment)([._]|$)", re.IGNORECASE)
 
 Resolver = Callable[[str], Optional[str]]
 
@@ -53,6 +61,52 @@ def hands_keyword_to_library(call: nodes.Call, keyword: str) -> bool:
         return qname is not None and qname.split(".", 1)[0] not in own
 
     return _only_handed_on(definition, keyword, library_call)
+
+
+def used_only_as_key(call: nodes.Call, argument: nodes.NodeNG) -> bool:
+    """Does the project's own function called by `call` use the parameter that `argument` fills
+    only to look up a key of mappings other than the environment (`m[p]`, `m.get(p)`, `p in m`)?
+    A store (`registry[p] = cls`) registers the name, which stays what it names."""
+    if not isinstance(call.func, nodes.Name):
+        return False
+    found = _definition(call.func)
+    if found is None or not isinstance(found[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    function = found[0]
+    parameter = _parameter_filled(function.args, call, argument)
+    if parameter is None:
+        return False
+    parents = _parents(function)
+    uses = _name_uses(function, parameter)
+    return bool(uses) and all(_key_of_plain_mapping(use, parents) for use in uses)
+
+
+def _parameter_filled(arguments: ast.arguments, call: nodes.Call, argument: nodes.NodeNG) -> Optional[str]:
+    positional = [*arguments.posonlyargs, *arguments.args]
+    if argument in call.args:
+        index = call.args.index(argument)
+        starred = any(isinstance(earlier, nodes.Starred) for earlier in call.args[:index + 1])
+        return positional[index].arg if index < len(positional) and not starred else None
+    named = {parameter.arg for parameter in (*arguments.args, *arguments.kwonlyargs)}
+    holder = argument.parent
+    if isinstance(holder, nodes.Keyword) and holder.value is argument and holder.arg in named:
+        return holder.arg
+    return None
+
+
+def _key_of_plain_mapping(use: ast.Name, parents: dict[int, ast.AST]) -> bool:
+    holder = parents.get(id(use))
+    if isinstance(holder, ast.Subscript) and holder.slice is use and isinstance(holder.ctx, ast.Load):
+        mapping = holder.value
+    elif isinstance(holder, ast.Call) and holder.args and holder.args[0] is use \
+            and isinstance(holder.func, ast.Attribute) and holder.func.attr in _LOOKUPS:
+        mapping = holder.func.value
+    elif isinstance(holder, ast.Compare) and holder.left is use and len(holder.ops) == 1 \
+            and isinstance(holder.ops[0], (ast.In, ast.NotIn)):
+        mapping = holder.comparators[0]
+    else:
+        return False
+    return not _ENVIRONMENT.search(ast.unparse(mapping))
 
 
 def _definition(name: nodes.Name) -> Optional[tuple[ast.AST, Resolver]]:

@@ -27,6 +27,17 @@ torch.accelerator came with torch 2.6 and answers "npu" on an Ascend host (torch
 device with it): the `else` runs only on an older torch, so a finding there is dropped for every
 rule (`ModuleContext.report`). A name the table does not track (`hasattr(torch, "xpu")`) says
 nothing, and for an older target the fallback runs and stays a finding.
+
+So does the handler that catches a torch.amp call failing on a torch without it (open_clip's
+open_clip_train/main.py):
+
+    try:
+        scaler = torch.amp.GradScaler(device=device)
+    except (AttributeError, TypeError) as e:
+        scaler = torch.cuda.amp.GradScaler()
+
+when the `try` holds nothing but calls of torch.amp names the target's torch has, the handler
+catches only a missing name or argument, and it calls the torch.cuda.amp twin of one of them.
 """
 from __future__ import annotations
 
@@ -36,6 +47,7 @@ from npu_lint.analysis.names import qualified_name
 from npu_lint.knowledge.torch_surface import torch_has
 
 _CUDA_AMP = "torch.cuda.amp"
+_MISSING_NAME_ERRORS = frozenset({"AttributeError", "TypeError", "ImportError", "ModuleNotFoundError"})
 
 
 def legacy_amp_fallback(stmt: nodes.ImportFrom, release: str | None) -> bool:
@@ -79,15 +91,20 @@ def _own_branch(stmt: nodes.ImportFrom) -> list:
 
 
 def may_test_torch_names(text: str) -> bool:
-    """False when the text has no `hasattr(` test that `reached_only_by_older_torch` reads."""
-    return "hasattr(" in text
+    """False when the text has no `hasattr(` test nor torch.amp fallback that
+    `reached_only_by_older_torch` reads."""
+    return "hasattr(" in text or ("except" in text and "cuda.amp" in text)
 
 
 def reached_only_by_older_torch(node: nodes.NodeNG, release: str | None) -> bool:
     """Is `node` in the branch that `if hasattr(torch, "accelerator")` (or its conditional
-    expression) takes where torch lacks that name, while the target's torch has it?"""
+    expression) takes where torch lacks that name, while the target's torch has it? Or in the
+    handler of a torch.amp call's `try` that falls back to its torch.cuda.amp twin?"""
     child, parent = node, node.parent
     while parent is not None:
+        if isinstance(parent, nodes.ExceptHandler) and any(child is stmt for stmt in parent.body) \
+                and _fallback_of_torch_amp_call(parent, release):
+            return True
         if isinstance(parent, (nodes.If, nodes.IfExp)) and child is not parent.test:
             in_else = child is parent.orelse if isinstance(parent, nodes.IfExp) \
                 else any(child is stmt for stmt in parent.orelse)
@@ -109,3 +126,24 @@ def _has_torch_name(test: nodes.NodeNG, release: str | None) -> bool:
     owner = qualified_name(test.args[0])
     return bool(owner) and (owner == "torch" or owner.startswith("torch.")) \
         and torch_has(f"{owner}.{test.args[1].value}", release)
+
+
+def _fallback_of_torch_amp_call(handler: nodes.ExceptHandler, release: str | None) -> bool:
+    trial = handler.parent
+    caught = handler.type
+    errors = caught.elts if isinstance(caught, nodes.Tuple) else [caught] if caught is not None else []
+    if not (isinstance(trial, nodes.Try) and trial.body and errors) or not all(
+            isinstance(error, nodes.Name) and error.name in _MISSING_NAME_ERRORS for error in errors):
+        return False  # a bare `except` or `Exception` may catch what the call itself raises
+    called = [_torch_amp_call(statement) for statement in trial.body]
+    if not all(name is not None and torch_has(name, release) for name in called):
+        return False
+    twins = {_CUDA_AMP + name[len("torch.amp"):] for name in called if name}
+    return any(qualified_name(call.func) in twins for call in handler.nodes_of_class(nodes.Call))
+
+
+def _torch_amp_call(statement: nodes.NodeNG) -> str | None:
+    """`torch.amp.GradScaler(...)` of `scaler = torch.amp.GradScaler(...)`, as its name."""
+    value = statement.value if isinstance(statement, (nodes.Assign, nodes.Expr)) else None
+    name = qualified_name(value.func) if isinstance(value, nodes.Call) else None
+    return name if name and name.startswith("torch.amp.") else None

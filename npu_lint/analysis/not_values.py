@@ -26,6 +26,8 @@
                                         (`os.environ`, a child's `env`) are values and stay, and
                                         so do those of a table per device type
                                         (`{"cpu": -1, "cuda": 1024}`)
+    get_kwarg("cuda", kwargs)           a name the project's own function only looks up as a
+                                        key (analysis/forwarded_keywords.py)
     pytest.param(dev, id="cuda:0")      the label pytest reports a test case under
     @pytest.mark.runs_on(["cuda"])      a mark's label, which a conftest.py reads to skip the
                                         test elsewhere (parametrize's values stay devices)
@@ -94,6 +96,7 @@ from astroid import nodes
 from npu_lint.analysis.arguments import argument_role, parameter_of_default, tables
 from npu_lint.analysis.cuda_library_guards import guards_cuda_library, library_base, registers_cuda_kernel
 from npu_lint.analysis.environment import is_environment, mapping_of_key
+from npu_lint.analysis.forwarded_keywords import used_only_as_key
 from npu_lint.analysis.implementation_choice import picks_implementation
 from npu_lint.analysis.names import bindings, keyword, last_name, qualified_name
 
@@ -669,6 +672,10 @@ def _build_beside_other_build(node: nodes.NodeNG) -> bool:
 
 
 def _key_of_own_mapping(node: nodes.NodeNG) -> bool:
+    if isinstance(node.parent, (nodes.Call, nodes.Keyword)):
+        call = node.parent if isinstance(node.parent, nodes.Call) else node.parent.parent
+        if isinstance(call, nodes.Call) and used_only_as_key(call, node):
+            return True  # `get_kwarg("cuda", kwargs)`: its own function looks the name up
     mapping = mapping_of_key(node)
     if mapping is None or is_environment(mapping):
         return False

@@ -3,7 +3,9 @@ loop, without `non_blocking=True`.
 
 Only calls inside a loop are judged (that is where a training step copies each batch), only
 on values that are Tensors or unknown (a Module's `.to()` moves parameters once), and only
-when the call names a device, not a dtype or the CPU.
+when the call names a device, not a dtype or the CPU, nor the device the tensor is already on
+(`x.detach().clone().to(x.device)`, torchmetrics' Metric caching its states: no copy leaves the
+device, so nothing waits for the host).
 """
 from __future__ import annotations
 
@@ -46,6 +48,23 @@ def _names_a_device(call: nodes.Call, ctx: ModuleContext) -> bool:
     return any(word.startswith(_DEVICE_WORDS) for word in words)
 
 
+def _to_own_device(call: nodes.Call) -> bool:
+    """`x.detach().clone().to(x.device)`, `x[i].to(x.device)`: the device of the tensor the
+    receiver is made from, on which the receiver already is."""
+    device = keyword(call, "device") or (call.args[0] if call.args else None)
+    if not (isinstance(device, nodes.Attribute) and device.attrname == "device"):
+        return False
+    source = call.func.expr
+    while True:
+        if isinstance(source, nodes.Call) and isinstance(source.func, nodes.Attribute):
+            source = source.func.expr
+        elif isinstance(source, nodes.Subscript):
+            source = source.value
+        else:
+            break
+    return source.as_string() == device.expr.as_string()
+
+
 def _built_here(receiver: nodes.NodeNG) -> bool:
     """A class called by its CamelCase name outside torch (botorch's map_saas.py builds
     `MaternKernel(nu=2.5, ...).to(dtype=dtype, device=device)` once per pass of its loop): a
@@ -86,6 +105,8 @@ class BlockingCopy(Check):
             return
         if func.attrname == "to" and (not _names_a_device(node, ctx) or len(node.args) >= 3):
             return  # not a copy to a device, or .to(device, dtype, non_blocking) positionally
+        if func.attrname == "to" and _to_own_device(node):
+            return  # to the device the tensor is on: no copy from the host
         if func.attrname in DEVICE_METHODS and len(node.args) >= 2:
             return  # .cuda(device, non_blocking) positionally
         loop = enclosing_loop(node)

@@ -49,7 +49,8 @@ class CudaObjectMethod(Check):
             receiver = call.func.expr
             if receiver.name not in state["names"] or qualified_name(receiver) is not None:
                 continue
-            if receiver_kind(receiver) is not ReceiverKind.CUDA_OBJECT or made_only_off_npu_path(receiver):
+            if receiver_kind(receiver) is not ReceiverKind.CUDA_OBJECT \
+                    or made_only_off_npu_path(receiver, self.settings.release):
                 continue
             cls = _class_name(receiver)
             ctx.report(self.rule, call, confidence=Confidence.INFERENCE,

@@ -6,6 +6,10 @@ Module functions resolve through the imports; a method only counts on a value as
 infers to be a Tensor (`.unique()` and `.nonzero()` exist on pandas and numpy values too).
 A call another rule says the NPU lacks is that rule's (analysis/call_owners.py). A call that only
 builds an error's message runs once, on the way out (analysis/error_messages.py).
+
+A result the host reads at once (`.unique().tolist()`, `len(torch.unique(x))`,
+`torch.unique(g).shape[0]`, an f-string), as torchmetrics reads the classes it counts, leaves no
+operator on the device to plan with a new shape: the host wants the values anyway.
 """
 from __future__ import annotations
 
@@ -21,6 +25,8 @@ from npu_lint.core.findings import Confidence
 
 OPERATORS = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere"})
 FUNCTIONS = frozenset({f"torch.{name}" for name in OPERATORS})
+# Methods that hand a tensor's values or size to the host.
+_HOST_READS = frozenset({"tolist", "item", "cpu", "numpy", "numel", "size", "dim"})
 
 
 class DataDependentShape(Check):
@@ -34,6 +40,8 @@ class DataDependentShape(Check):
         name = last_name(func) or ""
         if name not in OPERATORS and name != "where" or in_error_message(node):
             return
+        if _read_by_host_at_once(node):
+            return
         qname = qualified_name(func)
         if qname is not None:
             if qname in FUNCTIONS or (qname == "torch.where" and len(node.args) == 1 and not node.keywords):
@@ -46,3 +54,14 @@ class DataDependentShape(Check):
 
     def leave_module(self, ctx: ModuleContext) -> None:
         give_way(ctx, self.rule.code)  # a call the NPU lacks (NPU301, NPU302, NPU303) is one thing to replace
+
+
+def _read_by_host_at_once(call: nodes.Call) -> bool:
+    parent = call.parent
+    if isinstance(parent, nodes.Attribute) and parent.expr is call:
+        if parent.attrname == "shape":
+            return True
+        return parent.attrname in _HOST_READS and isinstance(parent.parent, nodes.Call) and parent.parent.func is parent
+    if isinstance(parent, nodes.Call) and isinstance(parent.func, nodes.Name) and parent.func.name == "len":
+        return parent.args == [call]
+    return isinstance(parent, nodes.FormattedValue)

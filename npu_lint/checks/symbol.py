@@ -10,7 +10,9 @@ finding, on the outermost, with the others as related locations. It says a class
 a subclass's own uses of its flagged base (`DataParallel.__init__(self, ...)` in
 `class MultiDeviceKernel(DataParallel)`, gpytorch) are part of being one, said at the base. And
 a setting once: a name read in the value assigned to it (`cudnn.enabled = cfg.get("cudnn_enabled",
-cudnn.enabled)`, funasr) is said at the target.
+cudnn.enabled)`, funasr) is said at the target, and so is one that is saved and put back around
+it (k-diffusion's `tf32_mode`: `old = cudnn.allow_tf32; cudnn.allow_tf32 = new; ...
+cudnn.allow_tf32 = old`): the save and the restore go with the setting.
 """
 from __future__ import annotations
 
@@ -94,6 +96,9 @@ class SymbolCheck(Check):
                 return  # said at the class's base
             if _read_for_own_write(outermost_attribute(node), qname):
                 return  # said at the write
+            if _saved_for_restore(outermost_attribute(node), qname) \
+                    or _restores_saved(outermost_attribute(node), qname):
+                return  # said at the setting the save and the restore are around
         replacement, edit = self._replacement(qname, parts[index:], ctx)
         if edit is not None and self._callee_stays(outermost_attribute(node), ctx):
             edit = None
@@ -236,6 +241,40 @@ def _read_for_own_write(top, qname: str) -> bool:
     statement = top.statement()
     return isinstance(statement, nodes.Assign) and statement.value.parent_of(top) and any(
         written == qname for target in statement.targets for _part, written in chain_parts(target))
+
+
+def _saved_for_restore(top, qname: str) -> bool:
+    """`old = torch.backends.cudnn.allow_tf32` where every later read of `old` is the value put
+    back into that same name (`torch.backends.cudnn.allow_tf32 = old`)."""
+    statement = top.statement()
+    if not (isinstance(statement, nodes.Assign) and statement.value is top and len(statement.targets) == 1
+            and isinstance(statement.targets[0], nodes.AssignName)):
+        return False
+    saved = statement.targets[0].name
+    reads = [name for name in statement.scope().nodes_of_class(nodes.Name) if name.name == saved]
+    return bool(reads) and all(_written_to(name, qname) for name in reads)
+
+
+def _restores_saved(top, qname: str) -> bool:
+    """`torch.backends.cudnn.allow_tf32 = old` where every assignment of `old` saved that name."""
+    statement = top.statement()
+    if not (isinstance(statement, nodes.Assign) and isinstance(statement.value, nodes.Name)
+            and _written_to(statement.value, qname)):
+        return False
+    try:
+        _scope, assignments = statement.value.lookup(statement.value.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return False
+    return bool(assignments) and all(
+        isinstance(assigned, nodes.AssignName) and isinstance(assigned.parent, nodes.Assign)
+        and assigned.parent.targets == [assigned] and qualified_name(assigned.parent.value) == qname
+        for assigned in assignments)
+
+
+def _written_to(value: nodes.Name, qname: str) -> bool:
+    statement = value.parent
+    return isinstance(statement, nodes.Assign) and statement.value is value and any(
+        written == qname for target in statement.targets for _part, written in chain_parts(target)[:1])
 
 
 def _inside_subclass_of(node, qname: str) -> bool:
