@@ -9,7 +9,8 @@ Advice about a training loop's speed (autograd's debugging aids left on) says no
 code: checking gradients is what the test is for. A script's own `def test(model, loader)` (the
 evaluation loop of pytorch/examples' MNIST) is no test: a bare `test*` name counts only for a
 method of a class named for tests. The set-up and tear-down methods of such a class and pytest's
-fixtures run only for tests too:
+fixtures run only for tests too, and so does every method of a class pytest collects for its
+`test*` methods:
 
     class ModelCheckpointTest:                       Poutyne's tests/framework/callbacks/test_checkpoint.py
         def setup_method(self):
@@ -74,7 +75,17 @@ def _test_name(function: nodes.FunctionDef) -> bool:
     owner = function.parent
     if not (isinstance(owner, nodes.ClassDef) and "Test" in owner.name):
         return False
-    return function.name.startswith(_TEST_PREFIX) or function.name in _SET_UP_NAMES
+    return function.name.startswith(_TEST_PREFIX) or function.name in _SET_UP_NAMES \
+        or _collected_test_class(owner)
+
+
+def _collected_test_class(owner: nodes.ClassDef) -> bool:
+    """A class pytest collects (named `Test...`, pytest's python_classes default) that holds tests:
+    every method of it, helpers included (composer's tests/test_events.py: `TestEventCalls.get_trainer`
+    builds the Trainer each test runs), runs only for those tests. MONAI's `TestTimeAugmentation`, a
+    transform with no test methods, is no such class."""
+    return owner.name.startswith("Test") and any(
+        isinstance(member, nodes.FunctionDef) and member.name.startswith(_TEST_PREFIX) for member in owner.body)
 
 
 def _is_fixture(function: nodes.FunctionDef) -> bool:
