@@ -17,6 +17,7 @@ from npu_lint.analysis.torch_npu_import import (
     first_line, imports_torch_npu, imports_torch_npu_in, indentation, insertion_before_edit, insertion_edit,
     leading_imports_end, local_torch_import, module_top_line, torch_npu_placement,
 )
+from npu_lint.analysis.type_checking import may_check_types, only_for_type_checkers
 from npu_lint.config.settings import Settings
 from npu_lint.core.findings import Applicability, Confidence, Edit, Finding, Fix, Position, Related, Severity
 from npu_lint.core.rule import Rule
@@ -40,6 +41,7 @@ class ModuleContext:
         self.scratch: dict = {}  # per-module state of checks, keyed by check
         self._may_name_npu: bool | None = None
         self._may_test_torch_names: bool | None = None
+        self._may_check_types: bool | None = None
         self._written_for_other_gpu: bool | None = None
         self._may_name_mlx: bool | None = None
         self._in_cuda_package_with_npu_sibling: bool | None = None
@@ -199,6 +201,10 @@ class ModuleContext:
         if node is not self.module and self._may_test_torch_names \
                 and reached_only_by_older_torch(node, self.settings.release):
             return  # the fallback of `if hasattr(torch, "accelerator")`: the target's torch has the name
+        if self._may_check_types is None:
+            self._may_check_types = may_check_types(self.text)
+        if node is not self.module and self._may_check_types and only_for_type_checkers(node):
+            return  # `if TYPE_CHECKING:` never runs: a type checker reads it, no device does
         if node is not self.module and self.settings.strategy != "auto" and (
                 in_class_with_npu_sibling(node) or in_function_with_npu_twin(node)
                 or read_only_by_npu_siblings(node, lambda: self.nodes_of(nodes.Name))

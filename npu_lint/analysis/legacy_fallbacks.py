@@ -48,11 +48,16 @@ from npu_lint.knowledge.torch_surface import torch_has
 
 _CUDA_AMP = "torch.cuda.amp"
 _MISSING_NAME_ERRORS = frozenset({"AttributeError", "TypeError", "ImportError", "ModuleNotFoundError"})
+# torch.amp's names that torch also exports at its top (`from torch.amp import autocast, GradScaler`
+# in torch/__init__.py): `from torch import GradScaler` is torch.amp's class (nnU-Net's
+# nnUNetTrainer.py: `try: from torch import GradScaler  # torch >= 2.3`)
+_TORCH_EXPORTS = frozenset({"GradScaler", "autocast"})
 
 
 def legacy_amp_fallback(stmt: nodes.ImportFrom, release: str | None) -> bool:
     """Is `stmt` a `from torch.cuda.amp import ...` whose every name the other branch of its `if`, or
-    the `try` its `except` handles, imports from torch.amp, which the target's torch has?
+    the `try` its `except` handles, imports from torch.amp (or from torch, which exports torch.amp's
+    GradScaler and autocast), which the target's torch has?
 
     An import from a submodule (`from torch.cuda.amp.grad_scaler import OptState`, mirrored by
     `from torch.amp.grad_scaler import OptState`) names nothing the table tracks; it is the fallback
@@ -62,8 +67,10 @@ def legacy_amp_fallback(stmt: nodes.ImportFrom, release: str | None) -> bool:
     if stmt.level or not (stmt.modname == _CUDA_AMP or stmt.modname.startswith(_CUDA_AMP + ".")):
         return False
     mirror = "torch.amp" + stmt.modname[len(_CUDA_AMP):]
-    neutral = {name for other in _other_branch(stmt) if isinstance(other, nodes.ImportFrom)
-               and not other.level and other.modname == mirror for name, _alias in other.names}
+    neutral = {name for other in _other_branch(stmt) if isinstance(other, nodes.ImportFrom) and not other.level
+               for name, _alias in other.names
+               if other.modname == mirror or (stmt.modname == _CUDA_AMP and other.modname == "torch"
+                                              and name in _TORCH_EXPORTS)}
     if not all(name in neutral for name, _alias in stmt.names):
         return False
     if stmt.modname == _CUDA_AMP:

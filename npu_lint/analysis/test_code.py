@@ -9,7 +9,8 @@ Advice about a training loop's speed (autograd's debugging aids left on) says no
 code: checking gradients is what the test is for. A script's own `def test(model, loader)` (the
 evaluation loop of pytorch/examples' MNIST) is no test: a bare `test*` name counts only for a
 method of a class named for tests. The set-up and tear-down methods of such a class and pytest's
-fixtures run only for tests too:
+fixtures run only for tests too, and so does every method of a class pytest collects for its
+`test*` methods, and a private `_test_*` body that a test module's tests call:
 
     class ModelCheckpointTest:                       Poutyne's tests/framework/callbacks/test_checkpoint.py
         def setup_method(self):
@@ -62,7 +63,7 @@ def _test_function(node: nodes.NodeNG) -> nodes.FunctionDef | None:
     """The innermost function around `node` that runs only for tests, if any."""
     scope = node.scope()
     while not isinstance(scope, nodes.Module):
-        if isinstance(scope, nodes.FunctionDef) and _test_name(scope):
+        if isinstance(scope, nodes.FunctionDef) and (_test_name(scope) or _private_test_body(scope)):
             return scope
         scope = scope.parent.scope()
     return None
@@ -74,7 +75,25 @@ def _test_name(function: nodes.FunctionDef) -> bool:
     owner = function.parent
     if not (isinstance(owner, nodes.ClassDef) and "Test" in owner.name):
         return False
-    return function.name.startswith(_TEST_PREFIX) or function.name in _SET_UP_NAMES
+    return function.name.startswith(_TEST_PREFIX) or function.name in _SET_UP_NAMES \
+        or _collected_test_class(owner)
+
+
+def _collected_test_class(owner: nodes.ClassDef) -> bool:
+    """A class pytest collects (named `Test...`, pytest's python_classes default) that holds tests:
+    every method of it, helpers included (composer's tests/test_events.py: `TestEventCalls.get_trainer`
+    builds the Trainer each test runs), runs only for those tests. MONAI's `TestTimeAugmentation`, a
+    transform with no test methods, is no such class."""
+    return owner.name.startswith("Test") and any(
+        isinstance(member, nodes.FunctionDef) and member.name.startswith(_TEST_PREFIX) for member in owner.body)
+
+
+def _private_test_body(function: nodes.FunctionDef) -> bool:
+    """`_test_auto_model_optimizer(ws, device)` in a module that defines tests (pytorch-ignite's
+    tests call such a private `_test_*` body once per device and backend): pytest does not collect
+    it, the module's tests run it."""
+    return function.name.startswith("_") and function.name.lstrip("_").startswith(_TEST_PREFIX + "_") \
+        and _defines_tests(function.root())
 
 
 def _is_fixture(function: nodes.FunctionDef) -> bool:

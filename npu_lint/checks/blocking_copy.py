@@ -5,7 +5,9 @@ Only calls inside a loop are judged (that is where a training step copies each b
 on values that are Tensors or unknown (a Module's `.to()` moves parameters once), and only
 when the call names a device, not a dtype or the CPU, nor the device the tensor is already on
 (`x.detach().clone().to(x.device)`, torchmetrics' Metric caching its states: no copy leaves the
-device, so nothing waits for the host).
+device, so nothing waits for the host). A test's loop (pytorch-ignite's metric tests move random
+batches per iteration) is left alone, as the other advice for training code leaves tests: how
+fast a test copies is not what it checks.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from npu_lint.analysis.cpu_device import is_cpu_device
 from npu_lint.analysis.loops import enclosing_loop
 from npu_lint.analysis.names import identifier_words, keyword, qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
+from npu_lint.analysis.test_code import in_test_function
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Confidence
 
@@ -120,5 +123,7 @@ class BlockingCopy(Check):
             return
         if kind is ReceiverKind.UNKNOWN and _built_here(func.expr):
             return  # `MaternKernel(...).to(dtype=dtype, device=device)`: an object moved as it is made
+        if in_test_function(node):
+            return
         confidence = Confidence.INFERENCE if kind is ReceiverKind.TENSOR else Confidence.INFERENCE_FAILURE
         ctx.report(self.rule, node, confidence=confidence, call=f".{func.attrname}()")

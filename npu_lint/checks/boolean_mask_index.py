@@ -5,18 +5,22 @@ The number of elements selected depends on the values, so the result's shape is 
 Only judged when the indexed value or the compared value is inferred to be a Tensor (the
 same code on a DataFrame or an array is none of the NPU's business); writes (`x[mask] = 0`)
 keep the shape and are left alone, and so is a read that only builds an error's message
-(analysis/error_messages.py).
+(analysis/error_messages.py). Reads in one statement with the same mask (tabnet's
+`X[m] = betas[m, None] * X[m]`) are one rewrite (`torch.where`): the first is the finding, the
+others its related places.
 """
 from __future__ import annotations
 
 from astroid import nodes
 
+from npu_lint.analysis.call_owners import add_related, report_about
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.error_messages import in_error_message
 from npu_lint.analysis.names import single_value
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Confidence
+from npu_lint.core.suppression_comments import may_hide
 
 _LOGICAL = ("&", "|", "^")
 
@@ -54,5 +58,16 @@ class BooleanMaskIndex(Check):
             if compare is None:
                 continue
             if receiver_kind(compare.left) is ReceiverKind.TENSOR or receiver_kind(node.value) is ReceiverKind.TENSOR:
-                ctx.report(self.rule, node, confidence=Confidence.INFERENCE, selection=ctx.node_text(node))
+                self._report_once(ctx, node, ctx.node_text(index))
             return
+
+    def _report_once(self, ctx: ModuleContext, node: nodes.Subscript, mask: str) -> None:
+        firsts = ctx.scratch.setdefault(self, {})
+        key = (node.statement(), mask)
+        first = firsts.get(key)
+        if first is not None and not first.dropped:
+            add_related(ctx, first, (ctx.related(node, f"`{ctx.node_text(node)}` selects with the same mask"),))
+            return
+        said = report_about(ctx, self.rule, node, confidence=Confidence.INFERENCE, selection=ctx.node_text(node))
+        if said is not None and not may_hide(ctx.index.line(node.lineno), self.rule.code, self.rule.name):
+            firsts[key] = said  # the engine applies `# noqa` later: a hidden finding takes no others along

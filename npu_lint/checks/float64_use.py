@@ -2,7 +2,8 @@
 `.to(torch.float64)`, `torch.set_default_dtype(torch.float64)`.
 
 A comparison (`x.dtype == torch.float64`) asks nothing and is left alone, and so is a call that
-names the CPU (`device="cpu"`) or works on a tensor visibly on it (`x.cpu().double()`).
+names the CPU (`device="cpu"`) or works on a tensor visibly on it (`x.cpu().double()`, or
+`y.double().numpy()`: `.numpy()` raises for a device tensor, so `y` is on the host).
 """
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ class Float64Use(Check):
         func = node.func
         if says_cpu(node) or (isinstance(func, nodes.Attribute) and explicitly_on_cpu(func.expr)):
             return  # `torch.eye(3, dtype=torch.float64, device="cpu")`, `x.cpu().double()`: not the NPU's
+        if _read_by_numpy(node):
+            return  # `y.double().numpy()`: `.numpy()` takes a host tensor only, so `y` is on the CPU
         for keyword in node.keywords or ():
             if keyword.arg == "dtype" and qualified_name(keyword.value) in FLOAT64:
                 report_about(ctx, self.rule, keyword, what=ctx.node_text(keyword))
@@ -42,3 +45,13 @@ class Float64Use(Check):
 
     def leave_module(self, ctx: ModuleContext) -> None:
         give_way(ctx, self.rule.code)  # NPU304 names the operator that gets this float64
+
+
+def _read_by_numpy(call: nodes.Call) -> bool:
+    """Is the call's result handed straight to `.numpy()` (without `force=True`, which copies a
+    device tensor to the host first)?"""
+    attribute = call.parent
+    if not (isinstance(attribute, nodes.Attribute) and attribute.expr is call and attribute.attrname == "numpy"):
+        return False
+    reader = attribute.parent
+    return isinstance(reader, nodes.Call) and reader.func is attribute and not reader.keywords

@@ -17,6 +17,7 @@ from npu_lint.analysis.library_uses import library_uses
 from npu_lint.analysis.names import keyword, last_name, qualified_name
 from npu_lint.analysis.npu_modules import uses_npu_build
 from npu_lint.analysis.own_packages import is_own_package
+from npu_lint.analysis.stand_in_modules import imports_stand_in
 from npu_lint.checks.base import Check
 from npu_lint.core.suppression_comments import may_hide
 
@@ -95,6 +96,8 @@ class ImportCheck(Check):
                     return
                 if not uses and _only_version_read(node, ctx):
                     return  # `import bitsandbytes` to print `bitsandbytes.__version__` (an environment report)
+                if imports_stand_in(node):
+                    return  # a test's Mock that `sys.modules` holds while this import runs
                 self._report_once(ctx, node, module, self._suggestion(imported), self._uses(node, ctx))
                 return
 

@@ -331,6 +331,10 @@ class StringCheck(Check):
         if edit is not None and (membership_collection(expression)
                                  or (self.beside_in_lists and _one_of_listed_texts(expression))) \
                 and not _compared_as_record(expression.parent):
+            if self._added_by_earlier_text(expression, replacement):
+                # composer's `['CUDA out of memory', 'CUDA error: out of memory']`: one NPU text
+                # beside the first serves the whole list; a second would list it twice
+                return
             edit = _beside(ctx, node, edit)
             fix_message = f"Add `{replacement}` beside `{value}`"
         elif renamed is not None:
@@ -362,6 +366,20 @@ class StringCheck(Check):
             option = _command_line_option(expression)
             if option is not None:
                 ctx.scratch.setdefault((self, "options"), {}).setdefault(id(option), []).append(ctx.findings[-1])
+
+    def _added_by_earlier_text(self, expression: nodes.NodeNG, replacement: str) -> bool:
+        """Does a text before `expression` in its literal list get the same NPU text beside it?"""
+        collection = expression.parent
+        if not isinstance(collection, (nodes.List, nodes.Tuple, nodes.Set)):
+            return False
+        for element in collection.elts:
+            if element is expression:
+                return False
+            if isinstance(element, nodes.Const) and isinstance(element.value, str) \
+                    and self.pattern.search(element.value) \
+                    and _parts_replaced(_replaced(element.value, self.replace), self.replace_part) == replacement:
+                return True
+        return False
 
     def leave_module(self, ctx: ModuleContext) -> None:
         for said in ctx.scratch.get((self, "options"), {}).values():

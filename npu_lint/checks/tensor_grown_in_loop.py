@@ -1,13 +1,16 @@
 """check: tensor_grown_in_loop -- `t = torch.cat([t, x])` inside a loop.
 
 Each pass makes a tensor one step longer: every iteration has a new shape (and copies all
-that came before).
+that came before). Not where a piece is moved to the host (`torch.cat((x, part.cpu()))`, MONAI's
+maisi autoencoder gathering splits to spare device memory): torch.cat takes tensors on one
+device, so the growing tensor lives on the CPU, and the NPU never sees its shapes.
 """
 from __future__ import annotations
 
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.cpu_device import explicitly_on_cpu
 from npu_lint.analysis.loops import enclosing_loop
 from npu_lint.analysis.names import qualified_name
 from npu_lint.checks.base import Check
@@ -37,6 +40,8 @@ class TensorGrownInLoop(Check):
             return
         if not any(ctx.node_text(piece) == name for piece in pieces.elts):
             return
+        if any(ctx.node_text(piece) != name and explicitly_on_cpu(piece) for piece in pieces.elts):
+            return  # grown on the host
         qname = qualified_name(call.func)
         loop = enclosing_loop(node) if qname in CONCATENATIONS else None
         if loop is not None and not _rebound_in(loop, name, node, ctx):
