@@ -131,3 +131,14 @@ def test_kept_values_are_restored_without_replacing_this_process_own(monkeypatch
     kept.restore({next(iter(kept._VALUES)): {"built": "elsewhere"}})
     assert table() == {"built": "here"}, "a value this process computed stays"
     assert kept.every_value() == {next(iter(kept._VALUES)): {"built": "here"}}
+
+
+def test_no_home_folder_still_builds(monkeypatch):
+    from npu_lint.engine import engine
+
+    def no_home(*_args):
+        raise RuntimeError("Could not determine home directory")
+
+    monkeypatch.setattr(snapshot, "snapshot_path", no_home)
+    built = engine._kept_or_built(Settings(select=("NPU101",)), True)
+    assert [rule.code for rule in built.rules] == ["NPU101"]

@@ -232,7 +232,10 @@ def engine_for(settings: Settings, harden: bool = True) -> Engine:
 def _kept_or_built(settings: Settings, harden: bool) -> Engine:
     """The engine of an earlier process with the same settings and code (engine/snapshot.py), or
     a new one, kept for the next process."""
-    path = snapshot.snapshot_path(settings, harden)
+    try:
+        path = snapshot.snapshot_path(settings, harden)
+    except (OSError, RuntimeError):  # no home folder to keep it in: build, as before
+        return Engine(settings, harden=harden)
     saved = snapshot.load(path)
     if isinstance(saved, tuple) and len(saved) == 2 and type(saved[0]) is Engine and isinstance(saved[1], dict):
         kept.restore(saved[1])  # the tables its checks hold, for the code that asks for them again
