@@ -27,6 +27,7 @@ from npu_lint.analysis.project_torch_npu import project_files_of
 from npu_lint.config.cuda_extensions import cuda_extensions
 from npu_lint.config.project_scripts import project_root
 from npu_lint.core.file_facts import FileFacts
+from npu_lint.core.python_ast import parse_file
 
 MAX_CACHED = 2048
 _LOADERS = frozenset({"load_library"})  # torch.ops.load_library: a prebuilt extension's .so
@@ -65,10 +66,8 @@ def _read(path: str) -> dict[str, str]:
     tails = {extension.rsplit(".", 1)[-1] for extension in cuda_extensions(root)} if root else set()
     if not tails:
         return {}
-    try:
-        with open(path, "rb") as file:
-            tree = ast.parse(file.read())
-    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parse_file(path)
+    if tree is None:
         return {}
     found = {}
     for block in ast.walk(tree):

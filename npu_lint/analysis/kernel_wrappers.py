@@ -23,6 +23,7 @@ from astroid import nodes
 from npu_lint.analysis.names import bindings, qualified_name
 from npu_lint.analysis.star_imports import StarImport, module_summary, project_module_file
 from npu_lint.core.file_facts import FileFacts
+from npu_lint.core.python_ast import parse_file
 
 
 def applied_decorator(decorator: nodes.NodeNG) -> Optional[str]:
@@ -96,10 +97,8 @@ def _applied_in_module(importer: str, level: int, module: str, name: str) -> Opt
 def _read_functions(path: str) -> dict:
     """The module's top-level functions that return a call of a dotted name on their first
     parameter: function name -> that dotted name (`"_jit": "triton.jit"`)."""
-    try:
-        with open(path, "rb") as file:
-            tree = ast.parse(file.read())
-    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parse_file(path)
+    if tree is None:
         return {}
     found = {}
     for stmt in tree.body:

@@ -21,6 +21,7 @@ from typing import Iterable, Optional
 from astroid import nodes
 
 from npu_lint.core.file_facts import FileFacts
+from npu_lint.core.python_ast import parse_file
 
 TORCH_NPU = "torch_npu"
 MAX_MODULES = 1000
@@ -102,10 +103,8 @@ def _holds_statements(node: nodes.NodeNG) -> bool:
 
 
 def _read(path: str) -> Optional[_Facts]:
-    try:
-        with open(path, "rb") as file:
-            tree = ast.parse(file.read())
-    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parse_file(path)
+    if tree is None:
         return None
     imports = tuple(_ast_imports(tree.body))
     return _Facts(any(_names_torch_npu(*found) for found in imports), imports)

@@ -26,6 +26,7 @@ from astroid import nodes
 
 from npu_lint.core.file_facts import FileFacts
 from npu_lint.core.records import record
+from npu_lint.core.python_ast import parse_file
 
 MAX_DEPTH = 6  # distributed -> basics -> data.all -> torch_basics -> torch_imports is fastai's 4
 MAX_CACHED = 2048
@@ -126,10 +127,8 @@ def _package_root(folder: str) -> str:
 
 
 def _read_summary(path: str) -> Optional[_Summary]:
-    try:
-        with open(path, "rb") as file:
-            tree = ast.parse(file.read())
-    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parse_file(path)
+    if tree is None:
         return None
     return _summarize(tree)
 

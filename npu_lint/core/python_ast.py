@@ -6,6 +6,16 @@ import ast
 from typing import Optional
 
 
+def parse_file(path: str) -> Optional[ast.Module]:
+    """Python's ast of the file at `path`, or None when it cannot be read or parsed (another
+    module of the user's project, read for a fact about it: its problems are its own check's)."""
+    try:
+        with open(path, "rb") as file:
+            return ast.parse(file.read())
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 def dotted_parts(node: ast.AST) -> Optional[list[str]]:
     """["a", "b", "c"] for the attribute chain `a.b.c` on a name, else None."""
     parts = []

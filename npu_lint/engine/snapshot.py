@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from types import MappingProxyType
 
-from npu_lint.core.cache_location import cache_root
+from npu_lint.core.cache_location import cache_root, keep_file
 from npu_lint.knowledge.fingerprint import package_stamp
 
 FORMAT = 1
@@ -78,21 +78,7 @@ def store(path: Path, value) -> None:
         pickler.dump(value)
     except Exception:  # pylint: disable=broad-except  # e.g. an extend-rules value pickle cannot hold
         return
-    import tempfile  # pylint: disable=import-outside-toplevel  # only when a snapshot is written
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _prune(path.parent)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")  # mode 0600
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(buffer.getbuffer())
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
-    except OSError:
-        pass  # a read-only home or a full disk: no snapshot, same answers
+    keep_file(path, buffer.getvalue(), MAX_SNAPSHOTS)
 
 
 def mapping_proxy(mapping: dict) -> MappingProxyType:
@@ -109,9 +95,3 @@ def _trusted(status: os.stat_result) -> bool:
     if sys.platform == "win32" or not hasattr(os, "geteuid"):
         return True
     return status.st_uid == os.geteuid() and not status.st_mode & 0o022
-
-
-def _prune(folder: Path) -> None:
-    entries = sorted(folder.glob("*.pickle"), key=lambda p: p.stat().st_mtime)
-    for stale in entries[:max(0, len(entries) - MAX_SNAPSHOTS + 1)]:
-        stale.unlink(missing_ok=True)

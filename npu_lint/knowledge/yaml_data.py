@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from npu_lint.core.cache_location import cache_root
+from npu_lint.core.cache_location import cache_root, keep_file
 
 
 class YAMLError(ValueError):
@@ -86,29 +86,9 @@ def _cache_file(text: str) -> Path:
 
 
 def _store(path: Path, value: Any) -> None:
-    """Write atomically (parallel workers may race); values marshal cannot hold are not kept."""
+    """Keep the parsed value; values marshal cannot hold are not kept."""
     try:
         data = marshal.dumps(value)
     except ValueError:  # e.g. a YAML timestamp
         return
-    import tempfile  # pylint: disable=import-outside-toplevel  # only on a miss
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _prune(path.parent)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
-    except OSError:
-        pass  # a read-only home or a full disk: no cache, same answers
-
-
-def _prune(folder: Path) -> None:
-    entries = sorted(folder.glob("*.marshal"), key=lambda p: p.stat().st_mtime)
-    for stale in entries[:max(0, len(entries) - MAX_CACHED_FILES + 1)]:
-        stale.unlink(missing_ok=True)
+    keep_file(path, data, MAX_CACHED_FILES)
