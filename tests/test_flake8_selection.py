@@ -38,6 +38,7 @@ try:
     main(sys.argv[1:])
 except SystemExit:
     pass
+print("SETTINGS_READ" if "npu_lint.config.files" in sys.modules else "SETTINGS_NOT_READ")
 print("ENGINE_LOADED" if "npu_lint.engine.engine" in sys.modules else "ENGINE_NOT_LOADED")
 """
 
@@ -49,3 +50,15 @@ def test_an_unselected_plugin_never_loads_the_engine(tmp_path, select, loaded):
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.stdout.strip().endswith("ENGINE_LOADED" if loaded else "ENGINE_NOT_LOADED"), proc.stdout + proc.stderr
     assert ("NPU101" in proc.stdout) is loaded
+    # Nor reads its options: validating them imports the settings (9% of flake8 on one file).
+    assert ("SETTINGS_READ" in proc.stdout) is loaded
+
+
+def test_a_bad_option_is_said_only_where_npu_lint_runs(tmp_path):
+    (tmp_path / "train.py").write_text(CUDA_FILE)
+    for select, said in (("E9", False), ("NPU", True)):
+        proc = subprocess.run([sys.executable, "-c", PROBE, "--isolated", "-j1", f"--select={select}",
+                               "--npu-chip=Atlas Z9", "train.py"], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=300)
+        assert ("npu-lint configuration error" in proc.stdout) is said, proc.stdout + proc.stderr
+        assert "Traceback" not in proc.stderr

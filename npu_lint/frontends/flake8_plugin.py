@@ -60,6 +60,11 @@ class NpuLintFlake8:
     @classmethod
     def parse_options(cls, options) -> None:
         cls._selected = npu_selected(options)
+        if not cls._selected:
+            # Nothing of npu-lint runs, so its options are not even read: validating them imports
+            # the settings, release and operator modules, 9% of a plain flake8 run on one file.
+            cls._overrides, cls._option_error = {}, None
+            return
         from npu_lint.config.options import overrides
 
         try:
@@ -79,7 +84,7 @@ class NpuLintFlake8:
         text = "".join(self.lines)
         try:
             engine = engine_for(settings_for_file(self.filename, **self._overrides))
-        except ConfigError as exc:
+        except (ConfigError, ValueError) as exc:  # also a chip or release the data does not know
             yield 1, 0, f"{INTERNAL_ERROR} npu-lint configuration error: {exc}", type(self)
             return
         try:
