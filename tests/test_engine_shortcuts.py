@@ -56,6 +56,51 @@ def test_text_scan_matches_whole_words_and_quoted_prefixes(text, fires):
     assert scan.could_fire(text) is fires
 
 
+@pytest.mark.parametrize("text, fires", [
+    ("def f(x, mode=None): return mode", False),   # a parameter, a name: never an attribute
+    ("f(mode=1)", False),
+    ('"""set the mode"""', False),
+    ("y = x.mode", True),
+    ("y = x . mode", True),
+    ("y = (x.\n     mode)", True),
+    ("y = (x.  # why\n     mode)", True),
+    ("y = x.\\\n    mode", True),
+    ("from a import mode", True),                   # stage 2 counts an import's names as attributes
+    ("from a import b as mode", True),
+    ("from a import (b,  # c)\n    mode)", True),
+    ("from a import \\\n    (b, mode)", True),
+    ("from a.mode import b", True),
+    ("from .mode import b", True),
+    ("import a.mode", True),
+    ("import a, \\\n    mode", True),
+    ("s = 'see x.mode'", True),                     # strings still count: the scan is a superset
+])
+def test_text_scan_wants_an_attribute_where_the_trigger_does(text, fires):
+    scan = TextScan(frozenset({".mode", ("(mode", "@torch.mode")}), frozenset())
+    assert scan.could_fire(text) is fires
+    assert TextScan(frozenset({("torch", ".mode")}), frozenset()).could_fire("import torch\n" + text) is fires
+    # and the tree walk, which the scan must never rule out
+    words = words_in_tree(ast.parse(text))
+    if Triggers(frozenset({".mode"})).could_fire(words):
+        assert fires
+
+
+@pytest.mark.parametrize("text, fires", [
+    ("path = 'kernel.cu'", True),
+    ('path = f"{name}.cu"', True),
+    ("path = 'kernel.cu\\n'", True),                # `$` of the rule's regex also allows a final newline
+    ('path = """kernel.cu\n"""', True),
+    ("path = 'kernel.cuh'", True),
+    ("y = x.cumsum(0).cuda()", False),             # ".cu" inside code is no string that ends so
+    ("path = 'kernel.cu.o'", False),
+    ("path = 'kernel.cuda'", False),
+])
+def test_text_scan_and_tree_walk_agree_on_strings_that_end_with_a_trigger(text, fires):
+    string_triggers = frozenset({".cu$", ".cuh$"})
+    assert TextScan(frozenset(), string_triggers).could_fire(text) is fires
+    assert Triggers(frozenset(), string_triggers).could_fire(words_in_tree(ast.parse(text))) is fires
+
+
 def test_tree_walk_words_match_the_fixtures_words():
     tree = ast.parse('"""doc"""\nimport torch.cuda as tc\nfrom a.b import c as d\nx = tc.f(device="cuda:0")\n')
     words = words_in_tree(tree)

@@ -17,17 +17,19 @@ _TORCH_WORDS = frozenset({"cudnn"})  # torch.backends.cudnn, torch.cudnn_convolu
 def spells_library(identifier: str) -> bool:
     """An identifier or dotted module name with a library's words in a row."""
     words = identifier_words(identifier)
-    return any(_contains(words, library) for library in _library_words())
+    by_first_word = _library_words()
+    return any(words[start:start + len(library)] == library
+               for start, word in enumerate(words) for library in by_first_word.get(word, ()))
 
 
 @functools.lru_cache(maxsize=1)
-def _library_words() -> tuple[tuple[str, ...], ...]:
-    """The listed top modules as words (`flash_attn` -> flash, attn); dotted ones (`nvidia.dali`)
-    only count by their qualified names."""
+def _library_words() -> dict[str, tuple[tuple[str, ...], ...]]:
+    """The listed top modules as words (`flash_attn` -> flash, attn), by their first word; dotted
+    ones (`nvidia.dali`) only count by their qualified names."""
     modules = (*table().libraries, *table().without_npu_kernels, *table().rocm_only)
-    return tuple(tuple(module.lower().split("_")) for module in modules
-                 if "." not in module and module not in _TORCH_WORDS)
-
-
-def _contains(words: tuple[str, ...], part: tuple[str, ...]) -> bool:
-    return any(words[start:start + len(part)] == part for start in range(len(words) - len(part) + 1))
+    by_first_word: dict[str, list[tuple[str, ...]]] = {}
+    for module in modules:
+        if "." not in module and module not in _TORCH_WORDS:
+            words = tuple(module.lower().split("_"))
+            by_first_word.setdefault(words[0], []).append(words)
+    return {word: tuple(libraries) for word, libraries in by_first_word.items()}

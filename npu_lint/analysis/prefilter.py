@@ -145,7 +145,7 @@ class Triggers:
     only as an attribute or in an import statement, never a bare name; "(word": that, and the
     last name of some callee; in a tuple only: "'text" a string literal that is exactly text,
     "@name" a name or attribute chain that the imports make this API name) and string triggers (a substring of some string literal; "^x": a
-    string that starts with x)."""
+    string that starts with x; "x$": one that ends with x)."""
 
     def __init__(self, triggers: frozenset, string_triggers: frozenset[str] = frozenset()):
         self.names = frozenset(t for t in triggers if isinstance(t, str) and t[0] not in ".(")
@@ -155,7 +155,7 @@ class Triggers:
         # special word (and the lazily computed `qualified_names`) is asked about.
         self.groups = tuple((frozenset(w for w in t if w[0] not in _SPECIAL), tuple(w for w in t if w[0] in _SPECIAL))
                             for t in triggers if isinstance(t, tuple))
-        self.strings = tuple("\x00" + t[1:] if t.startswith("^") else t for t in sorted(string_triggers))
+        self.strings = tuple(piece for t in sorted(string_triggers) for piece in _string_pieces(t))
 
     def could_fire(self, words: TreeWords) -> bool:
         """Against the words of a tree collected by `words_in_tree`."""
@@ -171,6 +171,16 @@ class Triggers:
             return False
         strings = words.strings
         return any(piece in strings for piece in self.strings)
+
+
+def _string_pieces(trigger: str) -> tuple[str, ...]:
+    """What `TreeWords.strings` (each string after a NUL, and a NUL) holds when a string literal
+    starts with ("^x") or ends with ("x$", also before a final newline, as a regex's `$`) x."""
+    if trigger.startswith("^"):
+        return ("\x00" + trigger[1:],)
+    if trigger.endswith("$"):
+        return (trigger[:-1] + "\x00", trigger[:-1] + "\n\x00")
+    return (trigger,)
 
 
 def _shows(word: str, words: TreeWords) -> bool:
@@ -250,32 +260,76 @@ def _qualified_names(tree: ast.AST, import_bound: frozenset[str]) -> frozenset[s
 
 # Trigger words are ASCII identifiers; a token that starts inside a non-ASCII one is only extra.
 _TOKEN = re.compile(r"[A-Za-z_]\w*")
+# Where stage 2 finds an attribute (".word", "(word"): after a dot (across spaces, line
+# continuations and comments inside brackets), or among the words of an import statement (its
+# names, `as` names, dotted parts, parenthesized lists with comments) or of `from MODULE`. Each
+# pattern starts with a literal, so the regex engine jumps from one candidate to the next.
+_AFTER_DOT = re.compile(r"\.(?:[\s\\]|#[^\n]*\n)*([A-Za-z_]\w*)")
+_IMPORTED = re.compile(r"import\b((?:[ \t]|\\\r?\n)*\((?:[^)#]|#[^\n]*\n)*\)|(?:[^\n;#()\\]|\\\r?\n)*)")
+_FROM_MODULE = re.compile(r"from[\s\\]+([\w.]+)")
 
 
 class TextScan:
     """Stage 1: could a file with this text fire any of these triggers? Never a false "no"."""
 
     def __init__(self, triggers: frozenset, string_triggers: frozenset[str]):
-        # word -> the triggers it may complete: a plain word or "=word" alone, a tuple with all its words
-        self._by_word: dict[str, list[tuple[str, ...]]] = {}
+        # word -> the triggers it may complete: a plain word or "=word" alone, a tuple with all its
+        # words; each as (words any token may show, words only an attribute or import may show)
+        self._by_word: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
         for trigger in triggers:
             # A string literal's text need not be a word of the text scan: stage 2 tests it.
-            words = tuple(w.lstrip("=.(") for w in (trigger if isinstance(trigger, tuple) else (trigger,))
-                          if w[0] not in "'@")
-            self._by_word.setdefault(words[0], []).append(words)
+            words = [w for w in (trigger if isinstance(trigger, tuple) else (trigger,)) if w[0] not in "'@"]
+            plain = tuple(w.lstrip("=") for w in words if w[0] not in ".(")
+            attributes = tuple(w[1:] for w in words if w[0] in ".(")
+            self._by_word.setdefault((plain or attributes)[0], []).append((plain, attributes))
         self._words = frozenset(self._by_word)
-        # "^x" (a string that starts with x) needs a quote right before x in the source; the
-        # plain substring test comes first (substring tests, not a regex: no compiling at start-up).
-        self._strings = tuple(
-            (t[1:], ("'" + t[1:], '"' + t[1:])) if t.startswith("^") else (t, None)
-            for t in sorted(string_triggers))
+        # String triggers: "^x" needs a quote right before x, "x$" x right before a closing quote
+        # (or an escaped or real newline, which `$` also allows before); others are plain substrings.
+        # The "^x" ones are one regex whose every branch starts with a quote, so the regex engine
+        # jumps from quote to quote; compiled on first use (not at start-up, not in a snapshot).
+        self._substrings = tuple(sorted(t for t in string_triggers if not _anchored(t)))
+        self._starts = tuple(sorted(t[1:] for t in string_triggers if t.startswith("^")))
+        self._ends = tuple(sorted(t[:-1] for t in string_triggers if t.endswith("$") and not t.startswith("^")))
+        self._starts_pattern: re.Pattern | None = None
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_starts_pattern": None}
 
     def could_fire(self, text: str) -> bool:
-        for piece, quoted in self._strings:
-            if piece in text and (quoted is None or quoted[0] in text or quoted[1] in text):
-                return True
+        if any(piece in text for piece in self._substrings) or self._anchored_in(text):
+            return True
         tokens = set(_TOKEN.findall(text))
+        attributes = None
         for word in self._words.intersection(tokens):
-            if any(all(w in tokens for w in words) for words in self._by_word[word]):
+            for plain, needs_attribute in self._by_word[word]:
+                if not all(w in tokens for w in plain):
+                    continue
+                if needs_attribute:
+                    if attributes is None:
+                        attributes = _attribute_words(text)
+                    if not all(w in attributes for w in needs_attribute):
+                        continue
                 return True
         return False
+
+    def _anchored_in(self, text: str) -> bool:
+        if self._starts:
+            if self._starts_pattern is None:
+                self._starts_pattern = re.compile("['\"](?:" + "|".join(map(re.escape, self._starts)) + ")")
+            if self._starts_pattern.search(text):
+                return True
+        return any(end in text and re.search(re.escape(end) + r"(?:\\n|\n)?['\"]", text) for end in self._ends)
+
+
+def _anchored(trigger: str) -> bool:
+    return trigger.startswith("^") or trigger.endswith("$")
+
+
+def _attribute_words(text: str) -> set[str]:
+    """A superset of the words stage 2 counts as attributes (`TreeWords.attributes`)."""
+    words = set(_AFTER_DOT.findall(text))
+    for statement in _IMPORTED.findall(text):
+        words.update(_TOKEN.findall(statement))
+    for module in _FROM_MODULE.findall(text):
+        words.update(module.split("."))
+    return words

@@ -33,7 +33,7 @@ class Check:
         raise NotImplementedError
 
     def string_triggers(self) -> frozenset[str]:
-        """Text one of which a string literal must contain ("^cuda": start with)."""
+        """Text one of which a string literal must contain ("^cuda": start with; ".cu$": end with)."""
         return frozenset()
 
     def visit(self, node: nodes.NodeNG, ctx: ModuleContext) -> None:
