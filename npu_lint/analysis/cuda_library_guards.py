@@ -1090,9 +1090,21 @@ def _decided_by(test: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
         yield from parent.body
         yield from parent.orelse
         if parent.body and isinstance(parent.body[-1], _EXITS):
-            yield from statements_after(parent)  # `if not cuda: raise ...` guards what comes after
+            yield from _runs_after(parent)  # `if not cuda: raise ...` guards what comes after
     elif isinstance(parent, nodes.Assert) and parent.test is test:
-        yield from statements_after(parent)  # `assert x.is_cuda` guards what comes after, as a raise
+        yield from _runs_after(parent)  # `assert x.is_cuda` guards what comes after, as a raise
+
+
+def _runs_after(statement: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
+    """The statements after `statement` in its block, then after each `if` or `with` holding it, up
+    to its function: flash-attn's Triton attention checks `assert bias.is_cuda` inside `if
+    has_bias:`, and launches its kernel with that bias after the `if`."""
+    while True:
+        yield from statements_after(statement)
+        holder = statement.parent
+        if not isinstance(holder, (nodes.If, nodes.With)) or statement is getattr(holder, "test", None):
+            return
+        statement = holder
 
 
 def _uses(target: nodes.AssignName) -> Iterator[nodes.Name]:
