@@ -921,6 +921,30 @@ def test_an_imported_flag_named_for_rocm_keeps_its_branch_off_the_npu(body, expe
     assert codes(body, ROCM_FLAG_HEADER) == expected
 
 
+@pytest.mark.parametrize("body, expected", [
+    # flash-attn 2.8.3's setup.py: the module sets its own flag, to True or False only
+    ("""
+    if BUILD_TARGET == "rocm" or IS_HIP_EXTENSION:
+        IS_ROCM = True
+    else:
+        IS_ROCM = False
+    if not SKIP_CUDA_BUILD and IS_ROCM:
+        arch = torch.cuda.get_device_properties("cuda").gcnArchName.split(":")[0]
+    """, []),
+    # near miss: a flag also set from something else answers more than its name says
+    ("""
+    if BUILD_TARGET == "rocm":
+        IS_ROCM = True
+    else:
+        IS_ROCM = torch.cuda.is_available()
+    if not SKIP_CUDA_BUILD and IS_ROCM:
+        arch = torch.cuda.get_device_properties("cuda").gcnArchName.split(":")[0]
+    """, [(5, "NPU101"), (7, "NPU101")]),
+])
+def test_a_flag_the_module_sets_to_true_or_false_named_for_rocm_keeps_its_branch_off_the_npu(body, expected):
+    assert codes(body, "import torch\n") == expected
+
+
 def test_an_imported_flag_named_for_something_else_is_no_rocm_question():
     header = "import torch\nfrom ..utils.rocm import USE_MAGMA\n"
     body = """

@@ -185,3 +185,22 @@ def test_a_table_of_choices_gets_the_npu_entry_beside_cuda():
                                  '"cuda": "CUDAExecutionProvider",\n    "npu": "CANNExecutionProvider",\n')
     assert Fixer(unsafe=True).fix_text(fixed, "a.py").text == fixed
     assert findings(text, "NPU404") == [(3, "NPU404", "unsafe"), (7, "NPU404", "display-only")]
+
+
+def test_build_variants_of_a_packaging_script_are_no_devices():
+    # torch_cluster 1.6.3's setup.py: setuptools' setup() makes the module a packaging script, whose
+    # "cuda" names the CUDA build; a module that only calls a setup() of its own is no such script.
+    body = """
+    from setuptools import setup
+    suffices = ["cpu", "cuda"]
+    if __name__ == "__main__":
+        setup(name="torch_cluster")
+    """
+    assert findings(body, "NPU111") == []
+    own = """
+    def setup(args):
+        return args
+    suffices = ["cpu", "cuda"]
+    setup(suffices)
+    """
+    assert findings(own, "NPU111") == [(4, "NPU111", "unsafe")]

@@ -51,6 +51,7 @@ class NotValues:
     other_builds: frozenset[str] = frozenset()  # builds of torch no device is named for (ROCm's)
     module_name_calls: frozenset[str] = frozenset()  # calls whose first argument names a module or library
     build_toolkit_calls: dict[str, str] = dataclasses.field(default_factory=dict)  # callable -> toolkit keyword
+    packaging_calls: frozenset[str] = frozenset()  # calls that make a module a packaging script (setup.py)
 
 
 @record(frozen=True)
@@ -101,6 +102,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
             other_builds=frozenset(map(str, other.get("other_builds", ()))),
             module_name_calls=frozenset(map(str, other.get("module_name_calls", ()))),
             build_toolkit_calls={str(k): str(v) for k, v in other.get("build_toolkit_calls", {}).items()},
+            packaging_calls=frozenset(map(str, other.get("packaging_calls", ()))),
         )
         cuda_only = {str(callee): frozenset(map(str, keywords))
                      for callee, keywords in data.get("cuda_only_keywords", {}).items()}

@@ -17,6 +17,8 @@ from npu_lint.config.project_scripts import project_root
 
 BUILDERS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
 CUDA_EXTENSION_CLASSES = frozenset({"torch.utils.cpp_extension.CUDAExtension"})
+# Where torch found the CUDA toolkit (None without one): code that reads it is about compiling CUDA
+CUDA_TOOLKIT_HOME = "torch.utils.cpp_extension.CUDA_HOME"
 _LOAD = "torch.utils.cpp_extension.load"
 _CUDA_SOURCE = re.compile(r"\.cu$")
 _BUILT_NAMES = "_npu_lint_cuda_built_names"

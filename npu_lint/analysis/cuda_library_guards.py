@@ -19,6 +19,8 @@
     wkv = load("wkv", sources, extra_cuda_cflags=flags)
     if torch.cuda.is_available() or os.getenv("FORCE_CUDA", "0") == "1":
         extension = CUDAExtension                 or a CUDA extension built by setup.py
+    if torch.cuda.is_available():                or the CUDA toolkit a build would use
+        WITH_CUDA = CUDA_HOME is not None
     def is_flash_attn_supported():               a probe named for the library answers no
         if not torch.cuda.is_available():
             return False
@@ -80,8 +82,8 @@ from astroid import nodes
 
 from npu_lint.analysis.arguments import argument_role, tables
 from npu_lint.analysis.cpu_device import explicitly_on_cpu
-from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, cuda_build_argument, extension_short_names, \
-    imports_cuda_build
+from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, CUDA_TOOLKIT_HOME, cuda_build_argument, \
+    extension_short_names, imports_cuda_build
 from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, method_running_kernel, runs_cuda_kernel
 from npu_lint.analysis.extension_flags import extension_of_flag
 from npu_lint.analysis.forwarded_keywords import hands_keyword_to_library
@@ -1088,9 +1090,21 @@ def _decided_by(test: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
         yield from parent.body
         yield from parent.orelse
         if parent.body and isinstance(parent.body[-1], _EXITS):
-            yield from statements_after(parent)  # `if not cuda: raise ...` guards what comes after
+            yield from _runs_after(parent)  # `if not cuda: raise ...` guards what comes after
     elif isinstance(parent, nodes.Assert) and parent.test is test:
-        yield from statements_after(parent)  # `assert x.is_cuda` guards what comes after, as a raise
+        yield from _runs_after(parent)  # `assert x.is_cuda` guards what comes after, as a raise
+
+
+def _runs_after(statement: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
+    """The statements after `statement` in its block, then after each `if` or `with` holding it, up
+    to its function: flash-attn's Triton attention checks `assert bias.is_cuda` inside `if
+    has_bias:`, and launches its kernel with that bias after the `if`."""
+    while True:
+        yield from statements_after(statement)
+        holder = statement.parent
+        if not isinstance(holder, (nodes.If, nodes.With)) or statement is getattr(holder, "test", None):
+            return
+        statement = holder
 
 
 def _uses(target: nodes.AssignName) -> Iterator[nodes.Name]:
@@ -1116,6 +1130,10 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             qname = qualified_name(node)
             if qname is not None and (_library(qname) or qname in CUDA_EXTENSION_CLASSES):
                 return f"`{qname}`"  # a CUDA extension (NPU410): on the NPU the test must keep saying no
+            if qname == CUDA_TOOLKIT_HOME:
+                # `if torch.cuda.is_available(): WITH_CUDA = CUDA_HOME is not None` (PyG's setup.py):
+                # the test picks a build with the CUDA toolkit, which an Ascend host does not have
+                return "`CUDA_HOME`, the CUDA toolkit a build compiles with"
         if isinstance(node, nodes.Name) and node.name in kernels:
             return f"`{node.name}` (a CUDA kernel of this module)"  # Triton/Helion or own build
         if isinstance(node, nodes.Name) and node.name in builds:

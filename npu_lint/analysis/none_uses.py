@@ -6,7 +6,9 @@ harmless (`print(torch.version.cuda)`, `f"{torch.version.cuda}"`, `return torch.
 `version.parse(torch.version.cuda)`, `torch.version.cuda >= "11.0"` and `"CUDA " +
 torch.version.cuda` raise. A use is guarded when a test of the value for None or for truth
 decides whether it runs (`if v is not None:`, `v and ...`, `if v is None: ... else:`, an earlier
-`if v is None: return`, `assert v`), or when it runs in a `try` whose handler takes the error.
+`if v is None: return`, `assert v`), also through a flag assigned that test once (torch_scatter's
+`is_cuda = torch.version.cuda is not None`, then `if is_not_hip and is_cuda and ...:`), or when it
+runs in a `try` whose handler takes the error.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from typing import Callable, Optional
 
 from astroid import nodes
 
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import qualified_name, single_value
 
 # Callables that refuse None at the call (distutils' LooseVersion(None) does not: it fails later).
 PARSERS = frozenset({"packaging.version.parse", "packaging.version.Version",
@@ -71,14 +73,18 @@ def none_guarded(node: nodes.NodeNG, is_value: IsValue) -> bool:
     return child.is_statement and any(_earlier_test(stmt, is_value) for stmt in _previous(child))
 
 
-def tests_none(test: nodes.NodeNG, is_value: IsValue) -> bool:
-    """`v`, `not v`, `v is None`, `v is not None`, `v == None`, `v != None`, in any and/or chain."""
+def tests_none(test: nodes.NodeNG, is_value: IsValue, follow: bool = True) -> bool:
+    """`v`, `not v`, `v is None`, `v is not None`, `v == None`, `v != None`, in any and/or chain,
+    or a name whose one assignment in its scope is such a test (`is_cuda = v is not None`)."""
     if is_value(test):
         return True
     if isinstance(test, nodes.UnaryOp) and test.op == "not":
-        return tests_none(test.operand, is_value)
+        return tests_none(test.operand, is_value, follow)
     if isinstance(test, nodes.BoolOp):
-        return any(tests_none(value, is_value) for value in test.values)
+        return any(tests_none(value, is_value, follow) for value in test.values)
+    if follow and isinstance(test, nodes.Name):
+        value = single_value(test)
+        return value is not None and tests_none(value, is_value, follow=False)
     if isinstance(test, nodes.Compare) and len(test.ops) == 1 and test.ops[0][0] in ("is", "is not", "==", "!="):
         left, right = test.left, test.ops[0][1]
         return (is_value(left) and _is_none(right)) or (is_value(right) and _is_none(left))

@@ -67,6 +67,10 @@
 
     include_paths(device_type="cuda")   the toolkit whose headers a C++ extension build takes
                                         (TorchANI's cuAEV build): the build is the port
+    suffices = ["cpu", "cuda"]          a build variant named in a packaging script (setup.py
+    setup(ext_modules=...)              calls setuptools' setup): the script moves no tensor, so
+                                        "cuda" outside a device argument names a build (PyG's
+                                        extension libraries, flash-attn's BUILD_TARGET)
 
     ["python", "cpp", "cuda", "lua"]    a list of words of another vocabulary (programming
                                         languages): no other device, backend or build beside it
@@ -114,7 +118,7 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
     kernel workaround', 'text of a test case', 'implementation choice', 'device recorded in a
     TorchScript graph', 'word of another vocabulary', 'name of a setting', 'text of a program's
     output', 'name of a module or library', 'registry key', "path of a library's CUDA device",
-    'toolkit of a C++ build'), or None when it is one."""
+    'toolkit of a C++ build', 'build named by a packaging script'), or None when it is one."""
     if _in_literal_type(node):
         return "type"
     if _enum_member_value(node):
@@ -171,7 +175,50 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "path of a library's CUDA device"
     if _toolkit_of_build(node):
         return "toolkit of a C++ build"
+    if _build_in_packaging_script(node):
+        return "build named by a packaging script"
     return None
+
+
+_PACKAGING = "_npu_lint_packaging_script"
+
+
+def _build_in_packaging_script(node: nodes.NodeNG) -> bool:
+    """`suffices = ['cpu', 'cuda'] if WITH_CUDA else ['cpu']`, then `if suffix == 'cuda':` and
+    `Extension(f'torch_scatter._{name}_{suffix}', ...)` (torch_scatter 2.1.2's, torch_cluster
+    1.6.3's and torch_sparse 0.6.18's setup.py), `if BUILD_TARGET == "cuda":` beside "rocm"
+    (flash-attn 2.8's): a packaging script builds the project and moves no tensor, so "cuda"
+    there names a build variant. "npu" would build the CUDA sources under the NPU's name; the
+    NPU's build is its own extension (NPU410, NPU411). A device argument (`torch.device("cuda")`)
+    is still a device."""
+    if not (isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_KEY.match(node.value)):
+        return False
+    return packaging_script(node.root()) and argument_role(node) is None
+
+
+def packaging_script(module: nodes.Module) -> bool:
+    """Does `module` call setuptools' (or distutils') `setup()` at its top, also under `if
+    __name__ == "__main__":`? Computed once per module."""
+    found = getattr(module, _PACKAGING, None)
+    if found is None:
+        found = any(_calls_packaging(statement) for statement in _top_statements(module))
+        setattr(module, _PACKAGING, found)
+    return found
+
+
+def _top_statements(module: nodes.Module):
+    for statement in module.body:
+        yield statement
+        if isinstance(statement, nodes.If):
+            yield from statement.body
+            yield from statement.orelse
+
+
+def _calls_packaging(statement: nodes.NodeNG) -> bool:
+    call = statement.value if isinstance(statement, nodes.Expr) else None
+    if not isinstance(call, nodes.Call) or last_name(call.func) != "setup":
+        return False  # most statements: no qualified name asked for
+    return qualified_name(call.func) in tables().not_values.packaging_calls
 
 
 def _toolkit_of_build(node: nodes.NodeNG) -> bool:

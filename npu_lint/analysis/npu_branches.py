@@ -1178,11 +1178,18 @@ def _asks_platform_for_other_accelerator(node: nodes.NodeNG, through_function: b
 
 def _imported_flag_for_other_accelerator(name: nodes.Name) -> bool:
     """`IS_ROCM` imported from the project's utils (GPTQModel's utils/rocm.py: `IS_ROCM =
-    torch.version.hip is not None`): a flag whose name is the question answers it."""
+    torch.version.hip is not None`): a flag whose name is the question answers it. So does one
+    the module itself only ever sets to True or False (flash-attn 2.8's setup.py: `IS_ROCM =
+    True` when `BUILD_TARGET == "rocm"` or the torch build is HIP's, else False)."""
     if name.name.lstrip("_").lower() not in _OTHER_PLATFORM_QUERIES:
         return False
     definitions = bindings(name)
-    return len(definitions) == 1 and isinstance(definitions[0], nodes.ImportFrom)
+    if len(definitions) == 1 and isinstance(definitions[0], nodes.ImportFrom):
+        return True
+    return bool(definitions) and all(
+        isinstance(definition, nodes.AssignName) and isinstance(definition.parent, nodes.Assign)
+        and isinstance(definition.parent.value, nodes.Const) and isinstance(definition.parent.value.value, bool)
+        for definition in definitions)
 
 
 def _false_unless_other_accelerator(name: nodes.Name) -> bool:

@@ -7,7 +7,9 @@ pyproject.toml, setup.cfg or setup.py) and reading the scripts declared there:
 - setup.cfg: `[options.entry_points]` console_scripts / gui_scripts, `[options] scripts`;
 - setup.py: the `entry_points=` and `scripts=` arguments of `setup(...)`, read with `ast` (never run).
 The other entry-point groups are kept too (`plugins`): a group named for a library
-(`vllm.platform_plugins`) makes the project a plugin that library loads by itself.
+(`vllm.platform_plugins`) makes the project a plugin that library loads by itself, and so are the
+top-level modules it installs beside its packages (`own_modules`: setup.py's `py_modules=`,
+setup.cfg's `[options] py_modules`, pyproject's `[tool.setuptools] py-modules`).
 Each root is read once per process and again only when one of its files changes (mtime).
 It also tells which top-level packages are the project's own (`own_packages`): importing them is
 not importing a third-party library.
@@ -36,6 +38,7 @@ class ProjectScripts:
     modules: frozenset  # dotted names of the modules console scripts call into
     files: frozenset  # absolute paths of `scripts=` files
     plugins: frozenset = frozenset()  # (group, entry name, target module) of the other entry-point groups
+    own_modules: frozenset = frozenset()  # top-level modules it installs beside its packages (py_modules)
 
     def names(self, path: str) -> bool:
         """Is the file at `path` (absolute) a script target of this project?"""
@@ -75,6 +78,7 @@ def scripts_of(root: str) -> ProjectScripts:
     modules: set[str] = set()
     files: set[str] = set()
     plugins: set[tuple[str, str, str]] = set()
+    own_modules: set[str] = set()
     for name, read in (("pyproject.toml", _from_pyproject), ("setup.cfg", _from_setup_cfg),
                        ("setup.py", _from_setup_py)):
         path = os.path.join(root, name)
@@ -82,7 +86,7 @@ def scripts_of(root: str) -> ProjectScripts:
             try:
                 with open(path, encoding="utf-8") as handle:
                     text = handle.read()
-                targets, script_files, entries = read(text)
+                targets, script_files, entries, declared = read(text)
             except (OSError, UnicodeDecodeError, ValueError, SyntaxError, RecursionError,
                     configparser.Error, tomllib.TOMLDecodeError):
                 continue  # a broken packaging file names nothing; it is not ours to report
@@ -90,7 +94,8 @@ def scripts_of(root: str) -> ProjectScripts:
             plugins.update((group, spec.partition("=")[0].strip(), _target_module(spec) or "")
                            for group, spec in entries)
             files.update(os.path.normcase(os.path.normpath(os.path.join(root, f))) for f in script_files)
-    result = ProjectScripts(root, frozenset(modules), frozenset(files), frozenset(plugins))
+            own_modules.update(name for name in declared if isinstance(name, str) and name.isidentifier())
+    result = ProjectScripts(root, frozenset(modules), frozenset(files), frozenset(plugins), frozenset(own_modules))
     _READ[root] = (stamp, result)
     return result
 
@@ -125,7 +130,7 @@ def _target_module(spec: str) -> str | None:
 
 # -- the three files ------------------------------------------------------------------------------
 
-def _from_pyproject(text: str) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+def _from_pyproject(text: str) -> tuple[list[str], list[str], list[tuple[str, str]], list[str]]:
     data = tomllib.loads(text)
     project = data.get("project", {})
     poetry = data.get("tool", {}).get("poetry", {})
@@ -142,10 +147,11 @@ def _from_pyproject(text: str) -> tuple[list[str], list[str], list[tuple[str, st
         if isinstance(groups, dict):
             entries += [(group, f"{name} = {value}") for group, table in groups.items() if isinstance(table, dict)
                         for name, value in table.items() if isinstance(value, str)]
-    return targets, [], entries
+    declared = data.get("tool", {}).get("setuptools", {}).get("py-modules", [])
+    return targets, [], entries, declared if isinstance(declared, list) else []
 
 
-def _from_setup_cfg(text: str) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+def _from_setup_cfg(text: str) -> tuple[list[str], list[str], list[tuple[str, str]], list[str]]:
     parser = configparser.ConfigParser(interpolation=None)
     parser.read_string(text)
     targets = []
@@ -156,7 +162,8 @@ def _from_setup_cfg(text: str) -> tuple[list[str], list[str], list[tuple[str, st
         entries = [(group, line) for group, value in parser.items("options.entry_points")
                    if group not in SCRIPT_GROUPS for line in _entry_lines(value)]
     files = _lines(parser.get("options", "scripts", fallback="")) if parser.has_section("options") else []
-    return targets, files, entries
+    declared = _lines(parser.get("options", "py_modules", fallback="")) if parser.has_section("options") else []
+    return targets, files, entries, declared
 
 
 def _entry_lines(value: str) -> list[str]:
@@ -168,13 +175,14 @@ def _lines(value: str) -> list[str]:
     return [line.strip() for line in value.replace(",", "\n").splitlines() if line.strip()]
 
 
-def _from_setup_py(text: str) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+def _from_setup_py(text: str) -> tuple[list[str], list[str], list[tuple[str, str]], list[str]]:
     tree = ast.parse(text)
     assigned = {target.id: node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
                 for target in node.targets if isinstance(target, ast.Name)}
     targets: list[str] = []
     files: list[str] = []
     entries: list[tuple[str, str]] = []
+    declared: list[str] = []
     for call in ast.walk(tree):
         if not (isinstance(call, ast.Call) and _called_name(call.func) == "setup"):
             continue
@@ -185,7 +193,9 @@ def _from_setup_py(text: str) -> tuple[list[str], list[str], list[tuple[str, str
                 entries += _plugin_entries(value)
             elif keyword.arg == "scripts" and isinstance(value, (list, tuple)):
                 files += [item for item in value if isinstance(item, str)]
-    return targets, files, entries
+            elif keyword.arg == "py_modules" and isinstance(value, (list, tuple)):
+                declared += [item for item in value if isinstance(item, str)]
+    return targets, files, entries, declared
 
 
 def _called_name(func: ast.expr) -> str | None:
@@ -257,13 +267,26 @@ def plugins_for_file(path: str) -> frozenset:
 
 # -- the project's own packages ----------------------------------------------------------------------
 
+def own_modules_of(root: str) -> frozenset:
+    """The top-level modules the project at `root` installs beside its packages (py_modules)."""
+    return scripts_of(root).own_modules
+
+
+def own_modules_for_file(path: str) -> frozenset:
+    """The top-level modules the project holding `path` installs beside its packages."""
+    scripts = scripts_for_file(path)
+    return scripts.own_modules if scripts is not None else frozenset()
+
 def own_packages(path: str) -> frozenset:
     """Top-level package names that belong to the project holding `path`: the package the file is
-    in, and the packages at its project root (or under `src/`). The file need not exist (a buffer)."""
+    in, the packages at its project root (or under `src/`), and the top-level modules its packaging
+    metadata installs (`py_modules=["flash_attn_interface"]`, FlashAttention-3's hopper/setup.py).
+    The file need not exist (a buffer)."""
     if not path or os.path.basename(path).startswith("<") or not os.path.isdir(os.path.dirname(path) or "."):
         return frozenset()
     folder = os.path.dirname(os.path.abspath(path))
-    names = set(_root_packages(project_root(folder))) if project_root(folder) else set()
+    root = project_root(folder)
+    names = set(_root_packages(root)) | own_modules_of(root) if root else set()
     names.update(_chain_tops(folder))
     return frozenset(names)
 

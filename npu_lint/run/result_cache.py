@@ -9,7 +9,8 @@ A folder that cannot be written disables the cache silently.
 An entry is addressed by sha256(fingerprint, settings, path) and valid only while the sha256 of
 the file's bytes matches the one it records (and whether the project's packaging metadata names the
 file as a console script, which decides where NPU120 goes, and which libraries it declares itself
-an NPU plugin of, which decides whether NPU191 names them; and the hashes of the project modules whose names
+an NPU plugin of, which decides whether NPU191 names them, and which top-level modules it installs
+beside its packages, whose imports are its own and no library's; and the hashes of the project modules whose names
 reach it through star imports, and, for an NPU120 finding, the modification times and sizes of the
 project modules its imports run, one of which may start importing torch_npu, and, for a file defining
 a CUDA-named class, the modification times and sizes of the other modules of its folder, where an
@@ -41,7 +42,7 @@ from npu_lint.analysis.kernel_wrappers import wrapper_modules_read
 from npu_lint.analysis.own_packages import plugin_hosts_of
 from npu_lint.analysis.star_imports import star_dependencies
 from npu_lint.config.cuda_extensions import setup_py_read_for
-from npu_lint.config.project_scripts import is_script_target
+from npu_lint.config.project_scripts import is_script_target, own_modules_for_file
 from npu_lint.core.findings import Applicability, Confidence, Edit, Finding, Fix, Position, Related, Severity
 from npu_lint.engine.engine import Problem
 from npu_lint.knowledge.fingerprint import package_fingerprint
@@ -185,6 +186,7 @@ class ResultCache:
                     or entry.get("prefix") != self.prefix or entry.get("content") != content_hash(data) \
                     or entry.get("script") != is_script_target(path) \
                     or entry.get("plugin_hosts", []) != sorted(plugin_hosts_of(path)) \
+                    or entry.get("own_modules", []) != sorted(own_modules_for_file(path)) \
                     or not _dependencies_unchanged(entry.get("depends", [])) \
                     or not _stamps_unchanged(entry.get("reached", [])) \
                     or entry.get("folder") != _folder_stamps(path, data):
@@ -206,6 +208,7 @@ class ResultCache:
             "format": FORMAT, "prefix": self.prefix, "content": content_hash(data),
             "script": is_script_target(path),  # a console script of its project (pyproject, setup.cfg)
             "plugin_hosts": sorted(plugin_hosts_of(path)),  # libraries it is an NPU plugin of (NPU191)
+            "own_modules": sorted(own_modules_for_file(path)),  # its project's py_modules: no library's
             "depends": _dependencies(path, data),
             "reached": _project_stamps(path, result),
             "folder": _folder_stamps(path, data),
