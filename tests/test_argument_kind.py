@@ -33,3 +33,13 @@ def _codes(engine: Engine, body: str) -> list[tuple[int, str]]:
 ])
 def test_argument_rules(engine, body, expected):
     assert sorted(_codes(engine, body)) == expected
+
+
+@pytest.mark.parametrize("target, expected", [
+    ("2.14", [(1, "NPU124")]),
+    ("2.4.0", [(1, "NPU124")]),
+    ("2.3.1", []),  # torch 2.3's is_autocast_enabled takes no device type
+])
+def test_autocast_state_without_device_type(target, expected):
+    engine = Engine(Settings(target_torch_npu=target, select=("NPU124",)))
+    assert _codes(engine, "enabled = torch.is_autocast_enabled()\n") == expected

@@ -5,7 +5,9 @@ Only calls inside a loop are judged (that is where a training step copies each b
 on values that are Tensors or unknown (a Module's `.to()` moves parameters once), and only
 when the call names a device, not a dtype or the CPU, nor the device the tensor is already on
 (`x.detach().clone().to(x.device)`, torchmetrics' Metric caching its states: no copy leaves the
-device, so nothing waits for the host). A test's loop (pytorch-ignite's metric tests move random
+device, so nothing waits for the host), nor a tensor a torch factory has just made on the host
+(`torch.full(shape, 0).to(mask.device)`, `torch.from_numpy(a).to(device)`): its memory is
+pageable, so `non_blocking=True` gains nothing; making it on the device is what would help. A test's loop (pytorch-ignite's metric tests move random
 batches per iteration) is left alone, as the other advice for training code leaves tests: how
 fast a test copies is not what it checks.
 """
@@ -14,9 +16,9 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.cpu_device import is_cpu_device
+from npu_lint.analysis.cpu_device import is_cpu_device, made_on_cpu
 from npu_lint.analysis.loops import enclosing_loop
-from npu_lint.analysis.names import identifier_words, keyword, qualified_name
+from npu_lint.analysis.names import identifier_words, keyword, qualified_name, single_value
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.analysis.test_code import in_test_function
 from npu_lint.checks.base import Check
@@ -25,8 +27,10 @@ from npu_lint.core.findings import Confidence
 DEVICE_METHODS = frozenset({"cuda", "npu"})
 # How code names a device: `device`, `self.device`, `args.gpu`, `local_rank`, `torch.device(...)`.
 _DEVICE_WORDS = ("device", "dev", "gpu", "npu", "cuda", "rank")
-# The methods that list a Module's own tensors.
-_MODULE_TENSORS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "state_dict"})
+# The methods that list a Module's own tensors, or its submodules (adapters' model_mixin.py moves
+# each fusion layer it finds in `layer.modules()`): parts of the model, moved as it is set up.
+_MODULE_PARTS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "state_dict",
+                           "modules", "named_modules", "children", "named_children"})
 
 
 def _names_a_device(call: nodes.Call, ctx: ModuleContext) -> bool:
@@ -82,16 +86,27 @@ def _built_here(receiver: nodes.NodeNG) -> bool:
     return not (qualified_name(callee) or "").startswith("torch.")
 
 
-def _over_module_tensors(loop: nodes.NodeNG) -> bool:
+def _over_module_parts(loop: nodes.NodeNG) -> bool:
     """`for param in learner.parameters(): param = param.to(device)` (deepchem's
-    metalearning/torch_maml.py), `for name, t in model.state_dict().items()`: the loop walks a
-    Module's own tensors, which move once as the model is set up, not a batch per step."""
+    metalearning/torch_maml.py), `for name, t in model.state_dict().items()`, `for m in
+    layer.modules()`: the loop walks a Module's own tensors or submodules, which move once as the
+    model is set up, not a batch per step."""
     iterable = loop.iter if isinstance(loop, (nodes.For, nodes.AsyncFor)) else None
     while isinstance(iterable, nodes.Call) and isinstance(iterable.func, nodes.Attribute):
-        if iterable.func.attrname in _MODULE_TENSORS:
+        if iterable.func.attrname in _MODULE_PARTS:
             return True
         iterable = iterable.func.expr
     return False
+
+
+def _fresh_host_tensor(receiver: nodes.NodeNG, ctx: ModuleContext) -> bool:
+    """A tensor a torch factory has just made on the host, so in pageable memory (adapters'
+    `torch.full(ones_shape, prefix_value, dtype=mask.dtype).to(mask.device)`, a tensor of numpy's):
+    `non_blocking=True` gains nothing there. Not one made pinned (`pin_memory=True`)."""
+    if not made_on_cpu(receiver, ctx.text):
+        return False
+    made = single_value(receiver) if isinstance(receiver, nodes.Name) else receiver
+    return made is not None and "pin_memory" not in ctx.node_text(made)
 
 
 class BlockingCopy(Check):
@@ -113,7 +128,7 @@ class BlockingCopy(Check):
         if func.attrname in DEVICE_METHODS and len(node.args) >= 2:
             return  # .cuda(device, non_blocking) positionally
         loop = enclosing_loop(node)
-        if qualified_name(func.expr) is not None or loop is None or _over_module_tensors(loop):
+        if qualified_name(func.expr) is not None or loop is None or _over_module_parts(loop):
             return
         receiver = ctx.node_text(func.expr).rsplit(".", 1)[-1].lower()
         if "model" in receiver or "module" in receiver:
@@ -123,6 +138,8 @@ class BlockingCopy(Check):
             return
         if kind is ReceiverKind.UNKNOWN and _built_here(func.expr):
             return  # `MaternKernel(...).to(dtype=dtype, device=device)`: an object moved as it is made
+        if _fresh_host_tensor(func.expr, ctx):
+            return  # `torch.full(shape, 0).to(x.device)`: a tensor just made in pageable host memory
         if in_test_function(node):
             return
         confidence = Confidence.INFERENCE if kind is ReceiverKind.TENSOR else Confidence.INFERENCE_FAILURE
