@@ -145,9 +145,11 @@ def test_a_version_test_by_hand_decides_only_order_against_a_plain_version():
         'torch.__version__ == "2.1"': None,  # equality: a local build is another version
         'torch.__version__ >= "2.3.0rc1"': None,  # a pre-release is no plain version
         'numpy.__version__ >= "2.1"': None,
+        'TORCH_VERSION < "2.0"': False,  # from torch import __version__ as TORCH_VERSION
     }
     for test, answer in cases.items():
         node = extract_node(f"""import torch, numpy
+from torch import __version__ as TORCH_VERSION
 from packaging import version
 TORCH_2 = version.parse(torch.__version__) >= version.parse("2.0")
 flash = True

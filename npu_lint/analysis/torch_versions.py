@@ -88,6 +88,8 @@ def _is_torch_version(node: nodes.NodeNG, depth: int) -> bool:
         return False
     if isinstance(node, nodes.Attribute) and node.attrname == "__version__":
         return qualified_name(node) == "torch.__version__"
+    if isinstance(node, nodes.Name) and qualified_name(node) == "torch.__version__":
+        return True  # from torch import __version__ as torch_version
     if isinstance(node, nodes.Attribute) and node.attrname == "base_version":
         return _is_torch_version(node.expr, depth + 1)  # version.parse(torch.__version__).base_version
     if isinstance(node, nodes.Call) and len(node.args) == 1 and not node.keywords and _parser(node.func):
