@@ -91,3 +91,68 @@ def test_the_newest_target_never_reaches_the_fallback_of_a_torch_amp_call():
 
 def test_torch_2_1_reaches_the_fallback_of_a_torch_amp_call():
     assert _scaler_codes(Settings(target_torch_npu="2.1")) == [(8, "NPU101"), (9, "NPU105")]
+
+
+# x-transformers 2.31's attend.py, shortened: torch_npu pins its torch, so the target decides a test
+# of torch's version. The `else` runs only on a torch older than 2.3: with the newest target its
+# torch.backends.cuda.sdp_kernel is no part of the port, and with torch_npu 2.1 (torch 2.1) the
+# sdpa_kernel branch is the one never taken.
+VERSION_TEXT = """import torch
+from functools import partial
+from packaging import version
+
+
+class Attend:
+    def __init__(self, flash, sdp_kwargs, sdpa_backends):
+        torch_version = version.parse(torch.__version__)
+        if self.flash:
+            if torch_version >= version.parse('{since}'):
+                self.sdp_context_manager = partial(torch.nn.attention.sdpa_kernel, sdpa_backends)
+            else:
+                self.sdp_context_manager = partial(torch.backends.cuda.sdp_kernel, **sdp_kwargs)
+"""
+
+
+def _version_codes(settings: Settings, since: str = "2.3") -> list[tuple[int, str]]:
+    text = VERSION_TEXT.replace("{since}", since)
+    return [(f.start.line, f.code) for f in Engine(settings).check_text(text, "<string>").findings]
+
+
+def test_the_newest_target_never_takes_the_branch_of_an_older_torch_version():
+    assert _version_codes(Settings()) == [(11, "NPU131")]
+
+
+def test_torch_2_1_takes_the_branch_of_an_older_torch_version():
+    assert _version_codes(Settings(target_torch_npu="2.1")) == [(13, "NPU131")]
+
+
+def test_a_version_of_the_target_torch_s_own_minor_release_decides_nothing():
+    # torch_npu 2.14.0 runs torch 2.14.x: a patch release or a local build could go either way
+    assert _version_codes(Settings(), since="2.14") == [(11, "NPU131"), (13, "NPU131")]
+
+
+def test_a_version_test_by_hand_decides_only_order_against_a_plain_version():
+    from astroid import extract_node
+
+    from npu_lint.analysis.torch_versions import decided
+
+    cases = {
+        'torch.__version__ >= "2.1"': True,  # TorchVersion compares with a string as a version
+        'version.parse(version.parse(torch.__version__).base_version) < version.parse("2.0")': False,
+        'not TORCH_2': False,
+        'TORCH_2 and flash': None,
+        'torch.__version__ < "1.9" or flash': None,
+        'torch.__version__ == "2.1"': None,  # equality: a local build is another version
+        'torch.__version__ >= "2.3.0rc1"': None,  # a pre-release is no plain version
+        'numpy.__version__ >= "2.1"': None,
+        'TORCH_VERSION < "2.0"': False,  # from torch import __version__ as TORCH_VERSION
+    }
+    for test, answer in cases.items():
+        node = extract_node(f"""import torch, numpy
+from torch import __version__ as TORCH_VERSION
+from packaging import version
+TORCH_2 = version.parse(torch.__version__) >= version.parse("2.0")
+flash = True
+{test}  #@
+""")
+        assert decided(node, None) is answer, test

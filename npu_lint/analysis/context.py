@@ -10,6 +10,7 @@ from npu_lint.analysis.amd_modules import written_for_amd
 from npu_lint.analysis.legacy_fallbacks import may_test_torch_names, reached_only_by_older_torch
 from npu_lint.analysis.npu_branches import may_name_npu, off_npu_path
 from npu_lint.analysis.unread_values import never_read
+from npu_lint.analysis.unreachable import after_jump
 from npu_lint.analysis.npu_siblings import (called_only_by_npu_siblings, in_class_with_npu_sibling,
                                             in_function_with_npu_twin, in_package_with_npu_sibling,
                                             read_only_by_npu_siblings)
@@ -196,6 +197,8 @@ class ModuleContext:
             return  # a function that takes or makes Apple's MLX arrays: no Ascend host runs it
         if node is not self.module and never_read(node):
             return  # a local default that every later path replaces before reading: renaming it changes nothing
+        if node is not self.module and after_jump(node):
+            return  # after a raise or return of its block: no device runs it
         if self._may_test_torch_names is None:
             self._may_test_torch_names = may_test_torch_names(self.text)
         if node is not self.module and self._may_test_torch_names \

@@ -38,12 +38,17 @@ open_clip_train/main.py):
 
 when the `try` holds nothing but calls of torch.amp names the target's torch has, the handler
 catches only a missing name or argument, and it calls the torch.cuda.amp twin of one of them.
+
+So does the branch of a test of torch's version that the target's torch does not take
+(`if torch_version >= version.parse('2.3'): ... else: torch.backends.cuda.sdp_kernel`, decided in
+torch_versions.py).
 """
 from __future__ import annotations
 
 from astroid import nodes
 
 from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.torch_versions import decided, may_test_torch_version
 from npu_lint.knowledge.torch_surface import torch_has
 
 _CUDA_AMP = "torch.cuda.amp"
@@ -100,13 +105,14 @@ def _own_branch(stmt: nodes.ImportFrom) -> list:
 def may_test_torch_names(text: str) -> bool:
     """False when the text has no `hasattr(` test nor torch.amp fallback that
     `reached_only_by_older_torch` reads."""
-    return "hasattr(" in text or ("except" in text and "cuda.amp" in text)
+    return "hasattr(" in text or ("except" in text and "cuda.amp" in text) or may_test_torch_version(text)
 
 
 def reached_only_by_older_torch(node: nodes.NodeNG, release: str | None) -> bool:
     """Is `node` in the branch that `if hasattr(torch, "accelerator")` (or its conditional
     expression) takes where torch lacks that name, while the target's torch has it? Or in the
-    handler of a torch.amp call's `try` that falls back to its torch.cuda.amp twin?"""
+    handler of a torch.amp call's `try` that falls back to its torch.cuda.amp twin? Or in the branch
+    of a test of torch's version that the target's torch does not take?"""
     child, parent = node, node.parent
     while parent is not None:
         if isinstance(parent, nodes.ExceptHandler) and any(child is stmt for stmt in parent.body) \
@@ -121,6 +127,8 @@ def reached_only_by_older_torch(node: nodes.NodeNG, release: str | None) -> bool
             if not in_else and isinstance(test, nodes.UnaryOp) and test.op == "not" \
                     and _has_torch_name(test.operand, release):
                 return True  # `if not hasattr(torch, "accelerator"): return torch.cuda`
+            if decided(test, release) is in_else:
+                return True  # `if torch_version >= version.parse("2.3"): ... else: <here>`
         child, parent = parent, parent.parent
     return False
 

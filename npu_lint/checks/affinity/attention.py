@@ -2,8 +2,10 @@
 
 Read backwards from the last matmul: its left operand is a softmax (through dropout, casts, a
 head mask), whose input is a matmul with a transposed key (through scaling, masks, casts).
-Quiet where the function already calls `scaled_dot_product_attention` or `npu_fusion_attention`
-(the hand-written branch is then a fallback), and on chips with no fused attention documented.
+Quiet where the function already calls `scaled_dot_product_attention` or `npu_fusion_attention`,
+itself or through a method of its own class (vit-pytorch's ViViT: `if self.use_flash_attn: out =
+self.flash_attn(q, k, v)`, whose `flash_attn` calls SDPA; the hand-written branch is then a
+fallback), and on chips with no fused attention documented.
 A plain `F.scaled_dot_product_attention` call is never reported: Ascend documents it as
 flash-attention backed on Atlas A2 (and A3) for every release npu-lint knows.
 """
@@ -14,9 +16,9 @@ from typing import Optional
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.names import qualified_name
-from npu_lint.analysis.shapes import spelled, VALUE_PRESERVING, Unpacked, calls_in_frame, find, module_attribute_class, op_of, \
-    strip_casts
+from npu_lint.analysis.names import is_method_self, qualified_name
+from npu_lint.analysis.shapes import spelled, VALUE_PRESERVING, Unpacked, calls_in_frame, find, last_name, \
+    module_attribute_class, op_of, strip_casts
 from npu_lint.checks.affinity.base import AffinityCheck, self_layer_call
 from npu_lint.knowledge.operator_data import chip_label
 
@@ -94,6 +96,23 @@ def _parts(node: nodes.NodeNG) -> list:
     return [node, *node.nodes_of_class(nodes.Name)]
 
 
+def _own_method_calls_fused(node: nodes.NodeNG) -> bool:
+    """Does the method around node call (`self.flash_attn(...)`) a method of its class that calls a
+    fused attention?"""
+    frame = node.frame()
+    klass = frame.parent if isinstance(frame, nodes.FunctionDef) else None
+    if not isinstance(klass, nodes.ClassDef):
+        return False
+    for call in frame.nodes_of_class(nodes.Call):
+        func = call.func
+        if isinstance(func, nodes.Attribute) and is_method_self(func.expr):
+            method = klass.locals.get(func.attrname, ())
+            if len(method) == 1 and isinstance(method[0], nodes.FunctionDef) and method[0] is not frame \
+                    and any(last_name(inner.func) in _FUSED for inner in method[0].nodes_of_class(nodes.Call)):
+                return True
+    return False
+
+
 class AttentionByHand(AffinityCheck):
     node_types = (nodes.BinOp, nodes.Call)
 
@@ -110,7 +129,7 @@ class AttentionByHand(AffinityCheck):
         if softmax_input is None:
             return
         scores = find(softmax_input, _scores)
-        if scores is None or calls_in_frame(node, _FUSED):
+        if scores is None or calls_in_frame(node, _FUSED) or _own_method_calls_fused(node):
             return
         if any(find(part, _softmax_input) is not None for part in _parts(op.operands[1])):
             return  # softmax times softmax (Nystrom kernels): not an attention over values
