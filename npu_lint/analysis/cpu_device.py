@@ -133,6 +133,28 @@ def _made_on_cpu(node: Optional[nodes.NodeNG], depth: int) -> bool:
     return factory in _CPU_FACTORIES
 
 
+# Of those, the ones whose values come from a shape or a range alone: made on a device they are
+# the same values. Not data (`torch.Tensor(data)`), nor random draws (`torch.randint`: synthetic
+# batches, and the device's generator would draw other values).
+_SHAPE_FACTORIES = frozenset(f"torch.{name}" for name in (
+    "linspace", "logspace", "arange", "range", "zeros", "ones", "empty", "full", "eye"))
+
+
+def made_here_from_shape(node: nodes.NodeNG) -> bool:
+    """A tensor a torch factory makes in this very expression, without a device, from a shape or
+    a range alone (`torch.zeros([])`, `torch.eye(n).float()`): host memory just allocated, whose
+    values the factory's own `device=` would have made on the device with no copy."""
+    for _ in range(_CPU_DEPTH):
+        if not isinstance(node, nodes.Call):
+            return False
+        func = node.func
+        if isinstance(func, nodes.Attribute) and func.attrname in _SAME_DEVICE and qualified_name(func.expr) is None:
+            node = func.expr
+            continue
+        return keyword(node, "device") is None and qualified_name(func) in _SHAPE_FACTORIES
+    return False
+
+
 def _array_of_host_library(value: nodes.NodeNG) -> bool:
     """What a NumPy or SciPy function returns, also through a local name assigned from one (a
     tuple's item too): pyro's stable_log_prob.py `roots, weights = roots_legendre(num_points)`, then

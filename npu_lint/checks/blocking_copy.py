@@ -5,16 +5,20 @@ Only calls inside a loop are judged (that is where a training step copies each b
 on values that are Tensors or unknown (a Module's `.to()` moves parameters once), and only
 when the call names a device, not a dtype or the CPU, nor the device the tensor is already on
 (`x.detach().clone().to(x.device)`, torchmetrics' Metric caching its states: no copy leaves the
-device, so nothing waits for the host). A test's loop (pytorch-ignite's metric tests move random
-batches per iteration) is left alone, as the other advice for training code leaves tests: how
-fast a test copies is not what it checks.
+device, so nothing waits for the host), nor of a tensor a torch factory makes from a shape in the
+same expression (torch-optimizer's NovoGrad: `torch.zeros([]).to(state['exp_avg'].device)` per
+parameter; torchdyn's `torch.eye(self.deg).to(self.coeffs.device)`): freshly allocated host
+memory is no pinned batch, and the factory's `device=` would make it on the device with no copy
+at all; a random draw (`torch.randint(...)`) is still advised. A test's loop (pytorch-ignite's
+metric tests move random batches per iteration) is left alone, as the other advice for training
+code leaves tests: how fast a test copies is not what it checks.
 """
 from __future__ import annotations
 
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.cpu_device import is_cpu_device
+from npu_lint.analysis.cpu_device import is_cpu_device, made_here_from_shape
 from npu_lint.analysis.loops import enclosing_loop
 from npu_lint.analysis.names import identifier_words, keyword, qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
@@ -123,6 +127,8 @@ class BlockingCopy(Check):
             return
         if kind is ReceiverKind.UNKNOWN and _built_here(func.expr):
             return  # `MaternKernel(...).to(dtype=dtype, device=device)`: an object moved as it is made
+        if made_here_from_shape(func.expr):
+            return  # `torch.zeros([]).to(p.device)`: no batch; the factory's `device=` is the change
         if in_test_function(node):
             return
         confidence = Confidence.INFERENCE if kind is ReceiverKind.TENSOR else Confidence.INFERENCE_FAILURE
