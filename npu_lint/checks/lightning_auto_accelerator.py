@@ -8,7 +8,10 @@ CPU, with no error to say so. The port passes an instance of the project's own N
 subclass, as NPU113 says for "gpu". Left alone: a call that names its accelerator, passes
 `**kwargs` (the accelerator may be in them) or positional arguments, or asks for the CPU
 (`gpus=0`) or another device kind (`tpu_cores=`), and the calls inside Lightning itself. Lightning
-1.x's `gpus=N` asks for CUDA devices, which an Ascend host does not have: that is reported too.
+1.x's `gpus=N` asks for CUDA devices, which an Ascend host does not have: that is reported too,
+also where `accelerator=` holds what Lightning before 1.5 took there, the name of a distributed
+strategy (`gpus=args.gpus, accelerator="ddp"`, lightning-bolts' SwAV and SimCLR scripts): it
+names no device.
 """
 from __future__ import annotations
 
@@ -27,6 +30,20 @@ LIGHTNING_ENTRY_POINTS = frozenset({
 })
 # Lightning 1.x arguments that ask for another device kind themselves.
 _OTHER_DEVICE_ARGUMENTS = frozenset({"tpu_cores", "ipus", "hpus"})
+# What Lightning 1.x before 1.5 took as `accelerator=`: the distributed strategy (its
+# `DistributedType` values), on the devices `gpus=` asks for. "ddp_cpu" and "tpu_spawn" name
+# their device themselves.
+_LEGACY_STRATEGIES = frozenset({
+    "dp", "ddp", "ddp2", "ddp_spawn", "deepspeed", "horovod", "ddp_sharded", "ddp_sharded_spawn",
+    "ddp_fully_sharded"})
+
+
+def _names_strategy(value: nodes.NodeNG) -> bool:
+    """`"ddp"`, `None`, `"ddp" if args.gpus > 1 else None`: an `accelerator=` beside `gpus=` that
+    chooses no device, only (or no) distributed strategy."""
+    if isinstance(value, nodes.IfExp):
+        return _names_strategy(value.body) and _names_strategy(value.orelse)
+    return isinstance(value, nodes.Const) and (value.value is None or value.value in _LEGACY_STRATEGIES)
 
 
 class LightningAutoAccelerator(Check):
@@ -44,7 +61,8 @@ class LightningAutoAccelerator(Check):
         if None in keywords or _OTHER_DEVICE_ARGUMENTS & keywords.keys():
             return
         accelerator, gpus = keywords.get("accelerator"), keywords.get("gpus")
-        if accelerator is not None and not (isinstance(accelerator, nodes.Const) and accelerator.value == "auto"):
+        if accelerator is not None and not (isinstance(accelerator, nodes.Const) and accelerator.value == "auto") \
+                and not (gpus is not None and _names_strategy(accelerator)):
             return
         if gpus is not None and isinstance(gpus, nodes.Const) and gpus.value in (0, None, "0"):
             return  # the CPU, asked for
