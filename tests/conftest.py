@@ -47,6 +47,22 @@ def npu_lint_json(paths: list[Path], *extra: str) -> list[dict]:
     return json.loads(proc.stdout)
 
 
+def rewrite_later(path: Path, text: str) -> None:
+    """Write `text` to `path` and date it a second later, so that a check keyed by the file's
+    modification time sees the change even on a file system with coarse timestamps."""
+    path.write_text(text)
+    stamp = os.stat(path).st_mtime_ns + 1_000_000_000
+    os.utime(path, ns=(stamp, stamp))
+
+
+def count_in_process(capsys, code: str, project: Path, cache: Path) -> int:
+    """How many `code` findings `npu-lint check` (in this process, with this result cache) reports."""
+    from npu_lint.frontends import cli
+
+    cli.main(["check", "--format", "json", "--exit-zero", "--cache-dir", str(cache), str(project)])
+    return sum(item["code"] == code for item in json.loads(capsys.readouterr().out))
+
+
 def shared_file(*parts: str) -> Path:
     path = SHARED.joinpath(*parts)
     if not path.exists():

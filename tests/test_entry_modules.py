@@ -2,10 +2,10 @@
 scripts read from packaging metadata without running it), and how the finding words each target."""
 from __future__ import annotations
 
-import os
 import textwrap
 
 import pytest
+from conftest import count_in_process, rewrite_later
 
 from npu_lint.config import project_scripts
 from npu_lint.config.project_scripts import is_script_target, project_root, scripts_of
@@ -112,9 +112,7 @@ def test_entry_points_are_read_again_when_the_file_changes(tmp_path):
     _write(tmp_path, {"setup.cfg": "[metadata]\nname = a\n", "a/run.py": LIBRARY})
     assert not is_script_target(str(tmp_path / "a/run.py"))
     config = tmp_path / "setup.cfg"
-    config.write_text("[options.entry_points]\nconsole_scripts =\n  run = a.run:main\n")
-    stamp = os.stat(config).st_mtime_ns + 1_000_000_000
-    os.utime(config, ns=(stamp, stamp))
+    rewrite_later(config, "[options.entry_points]\nconsole_scripts =\n  run = a.run:main\n")
     assert is_script_target(str(tmp_path / "a/run.py"))
 
 
@@ -167,24 +165,13 @@ def test_setting_autoload_to_one_keeps_it_information(tmp_path):
 
 
 def test_the_result_cache_follows_the_packaging_metadata(tmp_path, capsys):
-    import json
-
-    from npu_lint.frontends import cli
-
     project = tmp_path / "proj"
     _write(project, {"setup.cfg": "[metadata]\nname = a\n", "a/run.py": LIBRARY})
     cache = tmp_path / "cache"
-
-    def npu120() -> int:
-        cli.main(["check", "--format", "json", "--exit-zero", "--cache-dir", str(cache), str(project)])
-        return sum(item["code"] == "NPU120" for item in json.loads(capsys.readouterr().out))
-
-    assert npu120() == 0
+    assert count_in_process(capsys, "NPU120", project, cache) == 0
     config = project / "setup.cfg"
-    config.write_text("[options.entry_points]\nconsole_scripts =\n  run = a.run:main\n")
-    stamp = os.stat(config).st_mtime_ns + 1_000_000_000
-    os.utime(config, ns=(stamp, stamp))
-    assert npu120() == 1
+    rewrite_later(config, "[options.entry_points]\nconsole_scripts =\n  run = a.run:main\n")
+    assert count_in_process(capsys, "NPU120", project, cache) == 1
 
 
 # A program that imports a package of its own project which imports torch_npu has it already

@@ -4,6 +4,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from conftest import count_in_process, rewrite_later
 
 from npu_lint.config.settings import Settings
 from npu_lint.engine.engine import Engine
@@ -81,25 +82,13 @@ def test_a_library_module_the_project_does_not_install_is_still_reported(tmp_pat
 
 
 def test_the_result_cache_follows_the_declared_modules(tmp_path, capsys):
-    import json
-    import os
-
-    from npu_lint.frontends import cli
-
     project = tmp_path / "hopper"
     project.mkdir()
     for name, text in {"setup.cfg": "[metadata]\nname = flash_attn_3\n", "test_flash_attn.py": FA3_TEST,
                        "flash_attn_interface.py": ""}.items():
         (project / name).write_text(textwrap.dedent(text), encoding="utf-8")
     cache = tmp_path / "cache"
-
-    def npu401() -> int:
-        cli.main(["check", "--format", "json", "--exit-zero", "--cache-dir", str(cache), str(project)])
-        return sum(item["code"] == "NPU401" for item in json.loads(capsys.readouterr().out))
-
-    assert npu401() == 1
+    assert count_in_process(capsys, "NPU401", project, cache) == 1
     config = project / "setup.cfg"
-    config.write_text("[metadata]\nname = flash_attn_3\n[options]\npy_modules = flash_attn_interface\n")
-    stamp = os.stat(config).st_mtime_ns + 1_000_000_000
-    os.utime(config, ns=(stamp, stamp))
-    assert npu401() == 0
+    rewrite_later(config, "[metadata]\nname = flash_attn_3\n[options]\npy_modules = flash_attn_interface\n")
+    assert count_in_process(capsys, "NPU401", project, cache) == 0
