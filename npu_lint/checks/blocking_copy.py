@@ -7,9 +7,9 @@ when the call names a device, not a dtype or the CPU, nor the device the tensor 
 (`x.detach().clone().to(x.device)`, torchmetrics' Metric caching its states: no copy leaves the
 device, so nothing waits for the host), nor a tensor a torch factory has just made on the host
 (`torch.full(shape, 0).to(mask.device)`, `torch.from_numpy(a).to(device)`): its memory is
-pageable, so `non_blocking=True` gains nothing; making it on the device is what would help. A test's loop (pytorch-ignite's metric tests move random
-batches per iteration) is left alone, as the other advice for training code leaves tests: how
-fast a test copies is not what it checks.
+pageable, so `non_blocking=True` gains nothing; making it on the device is what would help. A
+test's loop (pytorch-ignite's metric tests move random batches per iteration) is left alone, as
+the other advice for training code leaves tests: how fast a test copies is not what it checks.
 """
 from __future__ import annotations
 
