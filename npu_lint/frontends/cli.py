@@ -6,6 +6,7 @@ import gc
 import os
 import sys
 
+from npu_lint.frontends import lean_start  # noqa: F401  (first: defers what astroid imports and npu-lint never uses)
 from npu_lint import __version__
 from npu_lint.config.files import load_settings
 from npu_lint.config import options
