@@ -43,3 +43,13 @@ def test_argument_rules(engine, body, expected):
 def test_autocast_state_without_device_type(target, expected):
     engine = Engine(Settings(target_torch_npu=target, select=("NPU124",)))
     assert _codes(engine, "enabled = torch.is_autocast_enabled()\n") == expected
+
+
+@pytest.mark.parametrize("target, expected", [
+    ("2.14", [(1, "NPU125")]),
+    ("2.4.0", [(1, "NPU125")]),
+    ("2.3.1", []),  # torch 2.3's set_autocast_enabled takes no device type
+])
+def test_autocast_switch_without_device_type(target, expected):
+    engine = Engine(Settings(target_torch_npu=target, select=("NPU125",)))
+    assert _codes(engine, "torch.set_autocast_enabled(True)\n") == expected

@@ -92,7 +92,7 @@ def test_an_inserted_argument_and_quieting_keywords_are_checked():
     text = GOOD.replace("kind: symbol", "kind: argument")
     call = "match: {calls: [torch.foo], argument: device, position: %s, missing: true, insert: %s}"
     with pytest.raises(RuleDataError, match="field 'match.insert': only 'device_type'"):
-        parse_rule_file(text.replace("match: {symbols: [torch.foo]}", call % (1, "device_type")), "bad.yaml")
+        parse_rule_file(text.replace("match: {symbols: [torch.foo]}", call % (2, "device_type")), "bad.yaml")
     with pytest.raises(RuleDataError, match="field 'match.insert': only 'device_type'"):
         parse_rule_file(text.replace("match: {symbols: [torch.foo]}", call % (0, "backend")), "bad.yaml")
     with pytest.raises(RuleDataError, match="field 'match.quiet_with.enabled'"):
@@ -100,6 +100,9 @@ def test_an_inserted_argument_and_quieting_keywords_are_checked():
                                      "match: {calls: [torch.foo], argument: x, quiet_with: {enabled: False}}"), "bad.yaml")
     [rule] = parse_rule_file(text.replace("match: {symbols: [torch.foo]}", call % (0, "device_type")), "ok.yaml")
     assert rule.match["insert"] == "device_type"
+    # the argument after the device type, missing where a call is written for the overload without it
+    [rule] = parse_rule_file(text.replace("match: {symbols: [torch.foo]}", call % (1, "device_type")), "ok.yaml")
+    assert rule.match["position"] == 1
 
 
 STRING_RULE = GOOD.replace("kind: symbol", "kind: string").replace(

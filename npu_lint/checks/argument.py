@@ -8,8 +8,10 @@
     unless_called: stay quiet in a module that calls one of these (a setting that answers the advice);
                    such advice is said once per module, at its first call, the others related
                    (one setting answers them all: transformers' layoutlm made 8 NPU702 findings)
-    insert:   "device_type": the fix of a missing first argument passes the route's device type
-              (`"npu"`, or the accelerator's on the agnostic route)
+    insert:   "device_type": the fix of a missing argument passes the route's device type first
+              (`"npu"`, or the accelerator's on the agnostic route): the missing argument is the
+              device type (position 0), or the second one of a call written for the overload
+              without it (`torch.set_autocast_enabled(True)`, position 1)
     quiet_with: keyword -> texts: a call that passes one of them is left alone
               (`GradScaler(enabled=False)` scales nothing on any device)
     outside_tests: stay quiet inside a test function (analysis/test_code.py): advice for training

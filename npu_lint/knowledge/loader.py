@@ -127,9 +127,10 @@ def _parse_match(kind: str, raw: Any, err) -> dict:
         raise err("match.calls", "an argument rule needs 'calls' (with 'argument') or 'any_call'")
     if kind == "argument" and raw.get("calls") and "argument" not in raw:
         raise err("match.argument", "'calls' judges one argument: name it")
-    if kind == "argument" and "insert" in raw and (raw["insert"] != "device_type" or raw.get("position") != 0
+    if kind == "argument" and "insert" in raw and (raw["insert"] != "device_type" or raw.get("position") not in (0, 1)
                                                    or not raw.get("missing")):
-        raise err("match.insert", "only 'device_type', for a missing argument at position 0")
+        raise err("match.insert", "only 'device_type', for a missing argument at position 0 (the device type) or 1 "
+                                  "(an older overload's arguments, which the device type goes before)")
     if kind == "symbol" and not (raw.get("symbols") or raw.get("prefixes")):
         raise err("match.symbols", "a symbol rule needs 'symbols' or 'prefixes'")
     return raw
