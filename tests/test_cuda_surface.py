@@ -227,17 +227,24 @@ def test_a_value_read_for_what_the_npu_lacks_is_named_but_not_rewritten(text, re
 def test_a_device_string_test_before_a_use_without_fix_is_not_rewritten_alone():
     # f5-tts infer/utils_infer.py: the string test keeps get_device_properties(...).major (a
     # stand-in on the NPU, display-only) off other devices; "npu" there would run it on the NPU.
+    # The comparison of `.major` is the test, as a comparison of the whole capability is, so the
+    # string compared beside it is that finding's, display-only with it.
     # The same test before a use that is fixed keeps its own fix.
     text = ("import torch\n"
             "def asr_dtype(device):\n"
             "    return (torch.float16 if \"cuda\" in device\n"
             "            and torch.cuda.get_device_properties(device).major >= 7 else torch.float32)\n"
+            "def whole_capability(device):\n"
+            "    return \"cuda\" in device and torch.cuda.get_device_capability(device) >= (7, 0)\n"
             "def half_ok(device):\n"
             "    return \"cuda\" in device and torch.cuda.get_device_name().startswith(\"NVIDIA\")\n")
     findings = {(f.start.line, f.code): f for f in Engine().check_text(text).findings}
-    assert findings[(3, "NPU111")].fix.applicability is Applicability.DISPLAY_ONLY
-    assert findings[(4, "NPU101")].fix.applicability is Applicability.DISPLAY_ONLY
-    assert findings[(6, "NPU111")].fix.applicability is Applicability.UNSAFE
+    for test_line, string_line in ((4, 3), (6, 6)):
+        finding = findings[(test_line, "NPU101")]
+        assert finding.fix.applicability is Applicability.DISPLAY_ONLY
+        assert [(r.start.line, r.folded) for r in finding.related] == [(string_line, "NPU111")]
+        assert (string_line, "NPU111") not in findings
+    assert findings[(8, "NPU111")].fix.applicability is Applicability.UNSAFE
 
 
 def test_a_neutral_name_replaces_from_its_release_on_and_is_torchs_own():

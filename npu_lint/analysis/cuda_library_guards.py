@@ -724,6 +724,8 @@ def test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeNG
                 return node, siblings
         elif isinstance(parent, nodes.Call) and parent.func is node:
             pass  # torch.cuda.is_available -> torch.cuda.is_available()
+        elif _compared_part_of_answer(node, parent):
+            pass  # torch.cuda.get_device_capability()[0] >= 8: the part of the answer compared
         elif isinstance(parent, (nodes.Tuple, nodes.List, nodes.Set)) and isinstance(parent.parent, nodes.Compare) \
                 and parent is not parent.parent.left:
             pass  # device.type in ("cuda", "xpu"): the devices the comparison asks for
@@ -732,6 +734,19 @@ def test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeNG
         elif not (isinstance(parent, nodes.Compare) or (isinstance(parent, nodes.UnaryOp) and parent.op == "not")):
             return node, siblings
         node = parent
+
+
+def _compared_part_of_answer(call: nodes.NodeNG, part: nodes.NodeNG) -> bool:
+    """Is `part` an item or attribute of the answer of `call` that a comparison reads?
+    `hasattr(flash_pack, "flash_attn_func") and torch.cuda.get_device_capability()[0] >= 8`
+    (OpenNMT-py's MultiHeadedAttention, after `import_module("flash_attn")`),
+    `torch.cuda.get_device_properties(0).major >= 8`: the comparison is the test, as
+    `torch.cuda.get_device_capability() >= (8, 0)` is."""
+    if not isinstance(call, nodes.Call) or not isinstance(part.parent, nodes.Compare):
+        return False
+    if isinstance(part, nodes.Subscript):
+        return part.value is call
+    return isinstance(part, nodes.Attribute) and part.expr is call
 
 
 def _asked_of_each(node: nodes.NodeNG, comprehension: nodes.NodeNG) -> bool:

@@ -127,6 +127,12 @@ class _Resolver:
                 if bound is None or not self._holds_library(bound):
                     return None  # the user's own module of that name
                 (older if _in_except_handler(assignment) else found).add((bound, assignment))
+            elif _own_implementation_in_handler(assignment):
+                # `except ImportError: class BertLayerNorm(nn.Module): ...` (pytorch-pretrained-bert's
+                # modeling.py after `from apex... import FusedLayerNorm as BertLayerNorm`): where the
+                # library does not import, the project's own code of that name runs, so the name is
+                # no use of the library; the import itself is reported (NPU401)
+                return None
             elif _is_fallback(assignment):
                 continue  # `except ImportError: amp = None`: the library is still what runs where installed
             elif isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign):
@@ -203,6 +209,28 @@ def _is_fallback(assignment: nodes.NodeNG) -> bool:
         return True
     return (isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)
             and isinstance(assignment.parent.value, nodes.Const))
+
+
+def _own_implementation_in_handler(assignment: nodes.NodeNG) -> bool:
+    """A function or class defined in an `except` block that does work of its own, not a stand-in
+    that only raises (`def flash_attn_func(*args): raise ImportError("install flash-attn")`)."""
+    if not isinstance(assignment, (nodes.FunctionDef, nodes.ClassDef)) or not _in_except_handler(assignment):
+        return False
+    return not _placeholder(assignment)
+
+
+def _placeholder(definition: nodes.FunctionDef | nodes.ClassDef) -> bool:
+    """Does `definition` only raise or do nothing: a body of `raise`, `pass`, `...` and a docstring,
+    or for a class, only such methods?"""
+    for statement in definition.body:
+        if isinstance(statement, (nodes.Raise, nodes.Pass)):
+            continue
+        if isinstance(statement, nodes.Expr) and isinstance(statement.value, nodes.Const):
+            continue  # a docstring, `...`
+        if isinstance(definition, nodes.ClassDef) and isinstance(statement, nodes.FunctionDef) and _placeholder(statement):
+            continue
+        return False
+    return True
 
 
 def _in_except_handler(statement: nodes.NodeNG) -> bool:
