@@ -1091,8 +1091,11 @@ def _decided_by(test: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
     elif isinstance(parent, (nodes.If, nodes.While)) and parent.test is test:
         yield from parent.body
         yield from parent.orelse
-        if parent.body and isinstance(parent.body[-1], _EXITS):
-            yield from _runs_after(parent)  # `if not cuda: raise ...` guards what comes after
+        if (parent.body and isinstance(parent.body[-1], _EXITS)) \
+                or (parent.orelse and isinstance(parent.orelse[-1], _EXITS)):
+            # `if not cuda: raise ...` guards what comes after, and so does `if cuda: ... else:
+            # raise ...` (boxmot 25's TensorRT backend, before `trt.Logger(...)`)
+            yield from _runs_after(parent)
     elif isinstance(parent, nodes.Assert) and parent.test is test:
         yield from _runs_after(parent)  # `assert x.is_cuda` guards what comes after, as a raise
 
