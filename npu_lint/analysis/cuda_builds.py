@@ -2,9 +2,11 @@
 nvcc flags (`extra_cuda_cflags`) or with a `.cu` file among its sources, `load_inline(...,
 cuda_sources=...)`; at install time `CUDAExtension` (NPU410). Also the names a module binds to such a
 run-time build, or by import to a CUDA extension its project's setup.py builds
-(config/cuda_extensions.py: basicsr's `from . import upfirdn2d_ext`), which hold its CUDA kernels."""
+(config/cuda_extensions.py: basicsr's `from . import upfirdn2d_ext`), which hold its CUDA kernels, and the
+project modules that build CUDA code at run time when they are imported (cogdl's operators/spmm.py)."""
 from __future__ import annotations
 
+import ast
 import os
 import re
 
@@ -12,8 +14,11 @@ from astroid import nodes
 
 from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.project_torch_npu import project_files_of
 from npu_lint.config.cuda_extensions import cuda_extensions
 from npu_lint.config.project_scripts import project_root
+from npu_lint.core.file_facts import FileFacts
+from npu_lint.core.python_ast import dotted_name, parse_file
 
 BUILDERS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
 CUDA_EXTENSION_CLASSES = frozenset({"torch.utils.cpp_extension.CUDAExtension"})
@@ -24,6 +29,9 @@ _CUDA_SOURCE = re.compile(r"\.cu$")
 _BUILT_NAMES = "_npu_lint_cuda_built_names"
 _PREBUILT_NAMES = "_npu_lint_prebuilt_cuda_names"
 _SHORTEST_NAME = 4
+_CPP_EXTENSION = "torch.utils.cpp_extension"
+_BUILDER_NAMES = ("load", "load_inline")
+MAX_CACHED = 2048
 
 
 def cuda_build_argument(call: nodes.Call) -> tuple[nodes.NodeNG, str] | None:
@@ -191,3 +199,74 @@ def _imported_modules(statement: nodes.NodeNG, bound: str, package: tuple[str, .
         base = []
     module = [*base, *filter(None, (statement.modname or "").split("."))]
     return (".".join([*module, imported]),) + ((".".join(module),) if module else ())
+
+
+def imported_cuda_build_module(statement: nodes.Import | nodes.ImportFrom) -> str | None:
+    """The project module that `statement` imports whose own top level builds CUDA code at run
+    time, else None. cogdl 0.6's operators/spmm.py runs `load(name="spmm", sources=[...,
+    "spmm_kernel.cu"])` in a `try:` at its top, and utils/spmm_utils.py imports it only `if
+    torch.cuda.is_available():`: the import is the nvcc build, so on the NPU the test must keep
+    saying no. A build inside a function of that module runs only when called, and is not one."""
+    path = getattr(statement.root(), "file", None)
+    if not path or not os.path.isfile(path):
+        return None
+    if isinstance(statement, nodes.ImportFrom):
+        imports = [(statement.level or 0, statement.modname or "", tuple(name for name, _alias in statement.names))]
+    else:
+        imports = [(0, name, ()) for name, _alias in statement.names]
+    for level, module, names in imports:
+        files = project_files_of(os.path.abspath(path), level, module, names)
+        for file in files:
+            if (not file.endswith("__init__.py") or file == files[-1]) and _MODULE_BUILDS.get(file):
+                return module or ", ".join(names)
+    return None
+
+
+def _module_builds_cuda(path: str) -> bool:
+    """Does the module at `path` call cpp_extension's `load`/`load_inline` on CUDA code outside its
+    functions and classes (at its top, or in a `try:`/`if` there)?"""
+    tree = parse_file(path)
+    if tree is None:
+        return False
+    builders = {alias.asname or alias.name for statement in ast.walk(tree) if isinstance(statement, ast.ImportFrom)
+                and statement.module == _CPP_EXTENSION and not statement.level
+                for alias in statement.names if alias.name in _BUILDER_NAMES}
+    return any(_ast_cuda_build(call, builders) for call in _top_level_calls(tree))
+
+
+def _top_level_calls(tree: ast.AST):
+    for child in ast.iter_child_nodes(tree):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(child, ast.Call):
+            yield child
+        yield from _top_level_calls(child)
+
+
+def _ast_cuda_build(call: ast.Call, builders: set[str]) -> bool:
+    func = call.func
+    if isinstance(func, ast.Name):
+        if func.id not in builders:
+            return False
+    else:
+        name = dotted_name(func)
+        if name is None or name.rsplit(".", 1)[-1] not in _BUILDER_NAMES or ".cpp_extension." not in f".{name}":
+            return False
+    keywords = {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg}
+    if "with_cuda" in keywords:
+        value = keywords["with_cuda"]
+        return isinstance(value, ast.Constant) and value.value is True
+    if "cuda_sources" in keywords or _non_empty(keywords.get("extra_cuda_cflags")):
+        return True
+    sources = keywords.get("sources", call.args[1] if len(call.args) > 1 else None)
+    return sources is not None and any(isinstance(node, ast.Constant) and isinstance(node.value, str)
+                                       and _CUDA_SOURCE.search(node.value) for node in ast.walk(sources))
+
+
+def _non_empty(value: ast.AST | None) -> bool:
+    if value is None or (isinstance(value, ast.Constant) and value.value is None):
+        return False
+    return not (isinstance(value, (ast.List, ast.Tuple)) and not value.elts)
+
+
+_MODULE_BUILDS: FileFacts[bool] = FileFacts(_module_builds_cuda, MAX_CACHED)

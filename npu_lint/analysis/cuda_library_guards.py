@@ -17,6 +17,8 @@
     if not torch.cuda.is_available():            or before a CUDA kernel built at run time
         raise ImportError("the WKV kernel needs CUDA")
     wkv = load("wkv", sources, extra_cuda_cflags=flags)
+    if torch.cuda.is_available():                or the import of a project module that builds
+        from .ops.spmm import csrspmm             one when imported (cogdl's operators/spmm.py)
     if torch.cuda.is_available() or os.getenv("FORCE_CUDA", "0") == "1":
         extension = CUDAExtension                 or a CUDA extension built by setup.py
     if torch.cuda.is_available():                or the CUDA toolkit a build would use
@@ -83,7 +85,7 @@ from astroid import nodes
 from npu_lint.analysis.arguments import argument_role, tables
 from npu_lint.analysis.cpu_device import explicitly_on_cpu
 from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, CUDA_TOOLKIT_HOME, cuda_build_argument, \
-    extension_short_names, imports_cuda_build
+    extension_short_names, imported_cuda_build_module, imports_cuda_build
 from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, method_running_kernel, runs_cuda_kernel
 from npu_lint.analysis.extension_flags import extension_of_flag
 from npu_lint.analysis.forwarded_keywords import hands_keyword_to_library
@@ -1104,8 +1106,11 @@ def _decided_by(test: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
     elif isinstance(parent, (nodes.If, nodes.While)) and parent.test is test:
         yield from parent.body
         yield from parent.orelse
-        if parent.body and isinstance(parent.body[-1], _EXITS):
-            yield from _runs_after(parent)  # `if not cuda: raise ...` guards what comes after
+        if (parent.body and isinstance(parent.body[-1], _EXITS)) \
+                or (parent.orelse and isinstance(parent.orelse[-1], _EXITS)):
+            # `if not cuda: raise ...` guards what comes after, and so does `if cuda: ... else:
+            # raise ...` (boxmot 25's TensorRT backend, before `trt.Logger(...)`)
+            yield from _runs_after(parent)
     elif isinstance(parent, nodes.Assert) and parent.test is test:
         yield from _runs_after(parent)  # `assert x.is_cuda` guards what comes after, as a raise
 
@@ -1141,6 +1146,11 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             return f"`{node.modname}`"
         if isinstance(node, nodes.ImportFrom) and spells_library(node.modname):
             return f"`{node.modname}`"  # `from .triton_ops import median_filter_cuda`: the project's kernels
+        if isinstance(node, (nodes.Import, nodes.ImportFrom)):
+            built = imported_cuda_build_module(node)
+            if built:
+                # `from cogdl.operators.spmm import csrspmm`, whose module runs `load(..., "spmm_kernel.cu")`
+                return f"`{built}` (a module of this project that compiles CUDA code when imported)"
         if isinstance(node, (nodes.Name, nodes.Attribute)):
             qname = qualified_name(node)
             if qname is not None and (_library(qname) or qname in CUDA_EXTENSION_CLASSES):
