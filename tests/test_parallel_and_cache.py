@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, fixture_files, run_tool
+from conftest import REPO, fixture_files, rewrite_later, run_tool
 
 from npu_lint.frontends import cli
 from npu_lint.knowledge import location as rules_location
@@ -377,3 +377,49 @@ def test_a_module_whose_decorator_stops_compiling_a_kernel_misses_the_cache(tmp_
     helpers.write_text("def _jit(fn):\n    return fn\n")
     code, out = counted(str(module))
     assert counted.linted == ["kernels.py"] and "NPU403" in out
+
+
+def test_a_module_whose_import_stops_building_cuda_code_misses_the_cache(tmp_path, counted):
+    # cogdl's spmm_utils.py imports operators/spmm.py only under `torch.cuda.is_available()`, and
+    # that import compiles a .cu file: the test stays CUDA's while the module builds CUDA code, and
+    # is ported once it no longer does, though spmm_utils.py's own bytes do not change.
+    package = tmp_path / "tree" / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    built = package / "spmm.py"
+    built.write_text("from torch.utils.cpp_extension import load\n\n"
+                     "_spmm = load(name='spmm', sources=['spmm.cpp', 'spmm_kernel.cu'])\n")
+    module = package / "spmm_utils.py"
+    module.write_text("import torch\n\n\ndef init():\n    if torch.cuda.is_available():\n"
+                      "        from .spmm import _spmm\n        return _spmm\n    return None\n")
+    code, out = counted(str(module))
+    assert "NPU101" not in out
+    assert counted(str(module)) == (code, out) and counted.linted == []
+    rewrite_later(built, "import torch\n\n_spmm = torch.sparse.mm\n")
+    code, out = counted(str(module))
+    assert counted.linted == ["spmm_utils.py"] and "NPU101" in out
+
+
+def test_a_module_whose_flag_stops_saying_a_cuda_build_loaded_misses_the_cache(tmp_path, counted):
+    # torchani's `device.type == "cuda" and CUAEV_IS_INSTALLED` keeps its "cuda" while the flag,
+    # set in the project module it is imported from, says setup.py's CUDA build loaded.
+    tree = tmp_path / "tree"
+    package = tree / "pkg"
+    package.mkdir(parents=True)
+    (tree / "setup.py").write_text("from setuptools import setup\n"
+                                   "from torch.utils.cpp_extension import CUDAExtension\n"
+                                   "setup(name='pkg', ext_modules=[CUDAExtension('pkg.cuaev', ['aev.cu'])])\n")
+    (package / "__init__.py").write_text("")
+    flags = package / "csrc.py"
+    flags.write_text("import torch\n\ntry:\n    torch.ops.load_library('cuaev.so')\n"
+                     "    CUAEV_IS_INSTALLED = True\nexcept OSError:\n    CUAEV_IS_INSTALLED = False\n")
+    module = package / "infer.py"
+    module.write_text("import torch\n\nfrom pkg.csrc import CUAEV_IS_INSTALLED\n\n\n"
+                      "def strategy(device):\n    if device.type == 'cuda' and CUAEV_IS_INSTALLED:\n"
+                      "        return 'fused'\n    return 'reference'\n")
+    code, out = counted(str(module))
+    assert "NPU111" not in out
+    assert counted(str(module)) == (code, out) and counted.linted == []
+    rewrite_later(flags, "CUAEV_IS_INSTALLED = True\n")
+    code, out = counted(str(module))
+    assert counted.linted == ["infer.py"] and "NPU111" in out

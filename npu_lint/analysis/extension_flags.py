@@ -57,6 +57,28 @@ def _imported_flag(statement: nodes.ImportFrom, bound: str) -> str | None:
     return _flags(files[-1]).get(imported) if files else None
 
 
+_FROM_IMPORT = re.compile(rb"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import\b", re.MULTILINE)
+
+
+def flag_modules_read(path: str, source: bytes) -> list[str]:
+    """The project modules `extension_of_flag` may read a flag from for `source` (those its
+    `from ... import` statements name), in a project whose setup.py builds a CUDA extension: a
+    result kept for the file is stale once one of them changes (the result cache records them)."""
+    if b"from" not in source or b"cuda" not in source.lower():
+        return []
+    root = project_root(os.path.dirname(os.path.abspath(path)))
+    if root is None or not cuda_extensions(root):
+        return []
+    importer = os.path.abspath(path)
+    found = set()
+    for match in _FROM_IMPORT.finditer(source):
+        level, module = len(match.group(1)), match.group(2).decode("ascii", "replace")
+        files = project_files_of(importer, level, module, ()) if level or module else []
+        if files:
+            found.add(files[-1])
+    return sorted(found)
+
+
 def _flags(path: str) -> dict[str, str]:
     return _FACTS.get(path) or {}
 

@@ -38,6 +38,8 @@ from pathlib import Path
 from npu_lint import __version__
 from npu_lint.analysis.npu_siblings import folder_modules_read
 from npu_lint.analysis.project_torch_npu import project_modules_reached
+from npu_lint.analysis.cuda_builds import build_modules_read
+from npu_lint.analysis.extension_flags import flag_modules_read
 from npu_lint.analysis.kernel_wrappers import wrapper_modules_read
 from npu_lint.analysis.own_packages import plugin_hosts_of
 from npu_lint.analysis.star_imports import star_dependencies
@@ -250,14 +252,19 @@ class ResultCache:
 def _dependencies(path: str, data: bytes) -> list[list[str]]:
     """[path, content hash] of the project files its findings read: the modules whose names reach
     this file through star imports (fastai's `from .torch_imports import *`), and the setup.py
-    that builds a CUDA extension it names, and the modules whose decorators it may apply (trl's
-    `from .chunked_logprob import _jit`). Its findings change when they do."""
+    that builds a CUDA extension it names, the modules whose decorators it may apply (trl's
+    `from .chunked_logprob import _jit`), and the modules it imports inside a block, whose import
+    may build CUDA code (cogdl's `if torch.cuda.is_available(): from ..operators.spmm import
+    csrspmm`) or which may set a flag saying a CUDA extension loaded (torchani's `from
+    torchani.csrc import CUAEV_IS_INSTALLED`). Its findings change when they do."""
     if b"import" not in data:
         return []
     dependencies = [setup_py] if (setup_py := setup_py_read_for(path, data)) else []
     if b"*" in data:
         dependencies += star_dependencies(path)
     dependencies += wrapper_modules_read(path, data)
+    dependencies += build_modules_read(path, data)
+    dependencies += flag_modules_read(path, data)
     entries = []
     for dependency in dependencies:
         try:
