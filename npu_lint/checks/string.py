@@ -291,6 +291,11 @@ class StringCheck(Check):
                                              or _compared_with_command_line(tested)
                                              or _compared_with_test_parameter(tested, value)):
             return
+        if self.only_in == "comparison" and not self.replace and _keeps_failing_name_off(node, ctx) is not None:
+            # `if torch.cuda.device_count() > 1 and device.type == "cuda": model = DataParallel(model)`
+            # (farm-haystack 1.26.4): what the test decides fails on the NPU (its own rule says so,
+            # NPU140); that the NPU never takes the branch is what the code needs there
+            return
         not_rewritten = "the function is not one it wraps"
         if self.outside_wrapper is not None:
             call = enclosing_call(expression)
@@ -928,6 +933,11 @@ def _failing_name_in(statements: list[nodes.NodeNG]) -> tuple[nodes.NodeNG, str]
     return next(((inner, failing) for statement in statements
                  for inner in statement.nodes_of_class((*ATTRIBUTE_NODES, nodes.Name))
                  for failing in (fails_on_npu(inner),) if failing is not None), None)
+
+
+def _keeps_failing_name_off(node: nodes.NodeNG, ctx: ModuleContext) -> tuple[nodes.NodeNG, str] | None:
+    """Such a use in what runs only when the comparison `node` is part of says CUDA, else None."""
+    return _failing_name_in(_decided_by_comparison(node, ctx))
 
 
 def _applied(finding: Finding) -> bool:
