@@ -247,6 +247,63 @@ def test_a_device_string_test_before_a_use_without_fix_is_not_rewritten_alone():
     assert findings[(8, "NPU111")].fix.applicability is Applicability.UNSAFE
 
 
+# farm-haystack 1.26.4 haystack/modeling/model/optimization.py (`class WrappedDataParallel(DataParallel)`
+# at the top) and modeling/training/base.py: `if torch.cuda.device_count() > 1 and device.type ==
+# "cuda":` around DataParallel, which fails on the NPU (NPU140) and has no fix. On an Ascend host the
+# test keeps DataParallel off as the code stands; renamed, it would send the NPU into it.
+GUARDS_DATA_PARALLEL = (
+    "import torch\n"
+    "from torch.nn import DataParallel\n"
+    "class WrappedDataParallel(DataParallel):\n"
+    "    pass\n"
+    "def optimize(model, device):\n"
+    "    if torch.cuda.device_count() > 1 and device.type == \"cuda\":\n"
+    "        model = WrappedDataParallel(model) if not isinstance(model, DataParallel) else model\n"
+    "    return model\n"
+    "def distill(loss, device):\n"
+    "    if torch.cuda.device_count() > 1 and device.type == \"cuda\":\n"
+    "        loss = DataParallel(loss).to(device)\n"
+    "    return loss\n"
+    "def single(model, device):\n"
+    "    if device.type == \"cuda\":\n"
+    "        model = torch.nn.DataParallel(model)\n"
+    "    return model\n"
+)
+# Near misses: the same tests around code the NPU runs, or that only asks whether the model is wrapped.
+GUARDS_NOTHING_FAILING = (
+    "import torch\n"
+    "from torch.nn import DataParallel\n"
+    "def optimize(model, device):\n"
+    "    if torch.cuda.device_count() > 1 and device.type == \"cuda\":\n"
+    "        model = model.half()\n"
+    "    return model\n"
+    "def unwrap(model):\n"
+    "    if torch.cuda.device_count() > 1:\n"
+    "        return model.module if isinstance(model, DataParallel) else model\n"
+    "    return model\n"
+    "def single(model, device):\n"
+    "    if device.type == \"cuda\":\n"
+    "        model = torch.nn.parallel.DistributedDataParallel(model)\n"
+    "    return model\n"
+)
+
+
+def test_a_test_keeping_data_parallel_off_the_npu_is_not_rewritten_alone():
+    findings = [f for f in Engine().check_text(GUARDS_DATA_PARALLEL).findings if f.code in ("NPU101", "NPU111")]
+    # one test, one finding: the device string joins the torch.cuda call's, as it does where both are fixed
+    assert {(f.start.line, f.code) for f in findings} == {(6, "NPU101"), (10, "NPU101"), (14, "NPU111")}
+    for finding in findings:
+        assert finding.fix.applicability is Applicability.DISPLAY_ONLY, finding
+        assert "DataParallel" in finding.message + finding.fix.message, finding
+
+
+def test_the_same_tests_around_code_the_npu_runs_keep_their_fix():
+    findings = [f for f in Engine().check_text(GUARDS_NOTHING_FAILING).findings if f.code in ("NPU101", "NPU111")]
+    assert {f.start.line for f in findings} == {4, 8, 12}
+    for finding in findings:
+        assert finding.fix.edits and finding.fix.applicability is not Applicability.DISPLAY_ONLY, finding
+
+
 def test_a_neutral_name_replaces_from_its_release_on_and_is_torchs_own():
     releases = release_data.releases()
     assert cuda_names().neutral, "data/cuda_names.yaml lists no neutral names"

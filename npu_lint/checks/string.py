@@ -49,7 +49,8 @@ from npu_lint.analysis.cuda_library_guards import (
 )
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.guards import guarded_by
-from npu_lint.analysis.names import bindings, compared_operands, qualified_name, values_stored_in_self
+from npu_lint.analysis.failing_on_npu import fails_on_npu, rule_of
+from npu_lint.analysis.names import ATTRIBUTE_NODES, bindings, compared_operands, qualified_name, values_stored_in_self
 from npu_lint.analysis.not_values import given_by_pytest, keyed_by_device_type, literal_members_declaring, not_a_value
 from npu_lint.analysis.other_frameworks import other_framework_code
 from npu_lint.analysis.test_code import expected_by_test, expects_value_of_test_text
@@ -289,6 +290,11 @@ class StringCheck(Check):
                                              or _compared_with_program_choice(tested)
                                              or _compared_with_command_line(tested)
                                              or _compared_with_test_parameter(tested, value)):
+            return
+        if self.only_in == "comparison" and not self.replace and _keeps_failing_name_off(node, ctx) is not None:
+            # `if torch.cuda.device_count() > 1 and device.type == "cuda": model = DataParallel(model)`
+            # (farm-haystack 1.26.4): what the test decides fails on the NPU (its own rule says so,
+            # NPU140); that the NPU never takes the branch is what the code needs there
             return
         not_rewritten = "the function is not one it wraps"
         if self.outside_wrapper is not None:
@@ -893,27 +899,45 @@ def _hold_back_tests_of_unfixed_calls(ctx: ModuleContext, reported: list) -> Non
     Ascend host where the code ran before. The test's fix is shown with the call's, not applied,
     as NPU101 holds back `torch.cuda.is_available()` in front of such a call."""
     unfixed = [f for f in ctx.findings if f.code in _UNFIXED_CUDA_API and not _applied(f)]
-    if not unfixed:
-        return
     held: dict[int, Finding] = {}
     for node, said in reported:
         finding = next((f for f in ctx.findings if f.code == said.code and f.start == said.start
                         and f.end == said.end), None)
         if finding is None or not _applied(finding) or id(finding) in held:
             continue
-        spans = [(ctx.start(statement), ctx.end(statement)) for statement in _decided_by_comparison(node, ctx)]
+        decided = _decided_by_comparison(node, ctx)
+        spans = [(ctx.start(statement), ctx.end(statement)) for statement in decided]
         call = next((f for f in unfixed if any(s <= f.start and f.end <= e for s, e in spans)), None)
-        if call is None:
-            continue
-        name = call.message.split("`")[1] if call.message.count("`") >= 2 else call.code
-        related = Related(call.start, call.end, f"{call.code}: {call.message}")
+        if call is not None:
+            name, code = call.message.split("`")[1] if call.message.count("`") >= 2 else call.code, call.code
+            related = Related(call.start, call.end, f"{call.code}: {call.message}")
+        else:
+            # `if device.type == "cuda": model = nn.DataParallel(model)`: a name that fails on the
+            # NPU as it stands (NPU140), said where the code names it or at the class extending it
+            used = _failing_name_in(decided)
+            if used is None:
+                continue
+            name, code = used[1], rule_of(used[1])
+            related = ctx.related(used[0], f"{code}: `{name}` fails on the NPU as it stands")
         fix = dataclasses.replace(
             finding.fix, applicability=Applicability.DISPLAY_ONLY,
             message=f"{finding.fix.message} together with `{name}`, which the test keeps off other devices "
-                    f"and which has no fix (see {call.code})")
+                    f"and which has no fix (see {code})")
         held[id(finding)] = dataclasses.replace(finding, fix=fix, related=tuple(sorted((*finding.related, related))))
     if held:
         ctx.findings[:] = [held.get(id(f), f) for f in ctx.findings]
+
+
+def _failing_name_in(statements: list[nodes.NodeNG]) -> tuple[nodes.NodeNG, str] | None:
+    """The first use of a name that fails on the NPU as it stands in `statements`, with its name."""
+    return next(((inner, failing) for statement in statements
+                 for inner in statement.nodes_of_class((*ATTRIBUTE_NODES, nodes.Name))
+                 for failing in (fails_on_npu(inner),) if failing is not None), None)
+
+
+def _keeps_failing_name_off(node: nodes.NodeNG, ctx: ModuleContext) -> tuple[nodes.NodeNG, str] | None:
+    """Such a use in what runs only when the comparison `node` is part of says CUDA, else None."""
+    return _failing_name_in(_decided_by_comparison(node, ctx))
 
 
 def _applied(finding: Finding) -> bool:

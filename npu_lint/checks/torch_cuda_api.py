@@ -20,6 +20,7 @@ from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import argument_of_library_call, guards_cuda_library
 from npu_lint.analysis.cuda_objects import object_uses
+from npu_lint.analysis.failing_on_npu import fails_on_npu, rule_of
 from npu_lint.analysis.guards import guarded_by, guarded_by_hasattr
 from npu_lint.analysis.legacy_fallbacks import legacy_amp_fallback
 from npu_lint.analysis.names import (
@@ -167,7 +168,8 @@ class TorchCudaApi(Check):
                 # `torch.cuda.get_device_capability(torch.cuda.device(i))`: the call is ported by
                 # hand; renaming its argument alone leaves a line half CUDA, half NPU
                 edits = ()
-            if exposed is not None:
+            held = exposed is not None and rule_of(exposed) is not None
+            if exposed is not None and not held:
                 # `torch.cuda.is_available() and torch.cuda.nccl.version() >= (2, 10)`: renaming the
                 # test alone would run the other name on the NPU, where the test kept it off
                 edits = ()
@@ -188,7 +190,9 @@ class TorchCudaApi(Check):
                 self.rule, use.node, start=use.start, end=use.end,
                 edits=edits if all(edits) else (),
                 # a stand-in runs but answers wrongly: show the rename, never apply it
-                applicability=Applicability.DISPLAY_ONLY if stand_in else None,
+                # a test that keeps a name failing on the NPU off it (`nn.DataParallel`): the rename is
+                # shown with the device strings of the same test, and applied with the name's own port
+                applicability=Applicability.DISPLAY_ONLY if stand_in or held else None,
                 agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "",
                 qname=use.qname, replacement=replacement or "", release=self.release,
                 added=f" (torch_npu {added} has it)" if added else "",
@@ -221,6 +225,9 @@ def _guards_unfixed_use(use: _CudaUse, ctx: ModuleContext, release: str) -> str 
         for node in guarded.nodes_of_class((*ATTRIBUTE_NODES, nodes.Name)):
             if _cuda_version_raises(node):
                 return _CUDA_VERSION
+            failing = fails_on_npu(node)
+            if failing is not None:
+                return failing
             other = _expression_use(node, ctx, release)
             if other is None or guarded_by_hasattr(other.node, other.qname):
                 continue

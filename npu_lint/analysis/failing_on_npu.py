@@ -1,0 +1,53 @@
+"""Names that fail on the NPU as they stand and that no fix renames: the symbols of the rules that
+are errors with a fix that is only shown (`torch.nn.DataParallel`, NPU140; `ProcessGroupNCCL`,
+NPU205; `CUDAExtension`, NPU410; `triton.jit`, NPU402).
+
+A CUDA test that keeps one of them off other devices (`if torch.cuda.device_count() > 1: model =
+nn.DataParallel(model)`, `device.type == "cuda"` before it) does not get its rename applied by
+itself: renamed alone, the test sends the NPU into the name, where the code ran before without it.
+"""
+from __future__ import annotations
+
+import functools
+
+from astroid import nodes
+
+from npu_lint.analysis.names import in_type_test, is_chain_top, qualified_name
+from npu_lint.core.findings import Applicability, Severity
+
+
+@functools.lru_cache(maxsize=1)
+def _rules() -> dict[str, str]:
+    """Each such symbol, with the code of its rule."""
+    from npu_lint.knowledge.loader import shipped_rules
+
+    return {symbol: rule.code for rule in shipped_rules()
+            if rule.kind == "symbol" and rule.severity is Severity.ERROR
+            and rule.fix is not None and rule.fix.applicability is Applicability.DISPLAY_ONLY
+            for symbol in rule.match.get("symbols", ())}
+
+
+def rule_of(qname: str) -> str | None:
+    """The code of the rule that reports `qname` if it is such a symbol, else None."""
+    return _rules().get(qname)
+
+
+def fails_on_npu(node: nodes.NodeNG) -> str | None:
+    """The name of such a symbol that `node` uses, else None: named (`nn.DataParallel(model)`; not
+    in a type test, which only asks), or through a class of the module that extends it (haystack
+    1.26's `class WrappedDataParallel(DataParallel)`, then `WrappedDataParallel(model)`)."""
+    if not is_chain_top(node) or in_type_test(node):
+        return None
+    names = _rules()
+    qname = qualified_name(node)
+    if qname in names:
+        return qname
+    if not isinstance(node, nodes.Name):
+        return None
+    _scope, assigned = node.lookup(node.name)
+    for defined in assigned:
+        if isinstance(defined, nodes.ClassDef):
+            base = next((q for q in map(qualified_name, defined.bases) if q in names), None)
+            if base is not None:
+                return base
+    return None
