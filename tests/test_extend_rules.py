@@ -64,3 +64,43 @@ def test_flake8_reports_the_extra_rule(project):
     proc = run_tool("flake8", "--select", "NPU801", "train.py", cwd=project)
     assert proc.stdout.strip() == (
         "train.py:3:1: NPU801 `torch.cuda.empty_cache`: the team does not empty the allocator cache"), proc.stderr
+
+
+TEAM_FAILING_NAME = textwrap.dedent("""\
+    rules:
+      - code: NPU802
+        name: team-cuda-only-pool
+        kind: symbol
+        match:
+          symbols: [teamlib.CudaPool]
+        severity: error
+        message: "`{qname}` runs on CUDA only"
+        fix:
+          applicability: display-only
+          message: "Port the pool by hand"
+        doc:
+          what: "Flags teamlib.CudaPool."
+          why: "The team's pool has CUDA kernels only."
+          example: |
+            import teamlib
+            teamlib.CudaPool()
+          use_instead: |
+            import teamlib
+          fix_safety: "No fix."
+""")
+
+
+def test_a_name_an_extra_rule_says_fails_on_the_npu_holds_back_the_test_that_keeps_it_off(tmp_path):
+    # as for DataParallel (NPU140): renamed alone, the test would send the NPU into the team's pool
+    from npu_lint.config.settings import Settings
+    from npu_lint.core.findings import Applicability
+    from npu_lint.engine.engine import Engine
+
+    rules = tmp_path / "team-rules.yaml"
+    rules.write_text(TEAM_FAILING_NAME, encoding="utf-8")
+    source = "import torch\nimport teamlib\n\nif torch.cuda.is_available():\n    pool = teamlib.CudaPool()\n"
+    held = {f.code: f for f in Engine(Settings(extend_rules=(str(rules),))).check_text(source).findings}
+    assert held["NPU101"].fix.applicability is Applicability.DISPLAY_ONLY
+    assert "teamlib.CudaPool" in held["NPU101"].message + held["NPU101"].fix.message
+    plain = {f.code: f for f in Engine(Settings()).check_text(source).findings}
+    assert plain["NPU101"].fix.applicability is not Applicability.DISPLAY_ONLY

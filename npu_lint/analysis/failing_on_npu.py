@@ -8,37 +8,40 @@ itself: renamed alone, the test sends the NPU into the name, where the code ran 
 """
 from __future__ import annotations
 
-import functools
-
 from astroid import nodes
 
+from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import in_type_test, is_chain_top, qualified_name
 from npu_lint.core.findings import Applicability, Severity
 
+_TABLE = "failing_on_npu:symbols"
 
-@functools.lru_cache(maxsize=1)
-def _rules() -> dict[str, str]:
-    """Each such symbol, with the code of its rule."""
-    from npu_lint.knowledge.loader import shipped_rules
 
-    return {symbol: rule.code for rule in shipped_rules()
+def _symbols(ctx: ModuleContext) -> dict[str, str]:
+    """Each such symbol of the engine's rules (shipped and extend-rules), with its rule's code;
+    read once per module."""
+    table = ctx.scratch.get(_TABLE)
+    if table is None:
+        table = ctx.scratch[_TABLE] = {
+            symbol: rule.code for rule in ctx.catalog
             if rule.kind == "symbol" and rule.severity is Severity.ERROR
             and rule.fix is not None and rule.fix.applicability is Applicability.DISPLAY_ONLY
             for symbol in rule.match.get("symbols", ())}
+    return table
 
 
-def rule_of(qname: str) -> str | None:
+def rule_of(qname: str, ctx: ModuleContext) -> str | None:
     """The code of the rule that reports `qname` if it is such a symbol, else None."""
-    return _rules().get(qname)
+    return _symbols(ctx).get(qname)
 
 
-def fails_on_npu(node: nodes.NodeNG) -> str | None:
+def fails_on_npu(node: nodes.NodeNG, ctx: ModuleContext) -> str | None:
     """The name of such a symbol that `node` uses, else None: named (`nn.DataParallel(model)`; not
     in a type test, which only asks), or through a class of the module that extends it (haystack
     1.26's `class WrappedDataParallel(DataParallel)`, then `WrappedDataParallel(model)`)."""
     if not is_chain_top(node) or in_type_test(node):
         return None
-    names = _rules()
+    names = _symbols(ctx)
     qname = qualified_name(node)
     if qname in names:
         return qname

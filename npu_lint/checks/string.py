@@ -914,10 +914,10 @@ def _hold_back_tests_of_unfixed_calls(ctx: ModuleContext, reported: list) -> Non
         else:
             # `if device.type == "cuda": model = nn.DataParallel(model)`: a name that fails on the
             # NPU as it stands (NPU140), said where the code names it or at the class extending it
-            used = _failing_name_in(decided)
+            used = _failing_name_in(decided, ctx)
             if used is None:
                 continue
-            name, code = used[1], rule_of(used[1])
+            name, code = used[1], rule_of(used[1], ctx)
             related = ctx.related(used[0], f"{code}: `{name}` fails on the NPU as it stands")
         fix = dataclasses.replace(
             finding.fix, applicability=Applicability.DISPLAY_ONLY,
@@ -928,16 +928,16 @@ def _hold_back_tests_of_unfixed_calls(ctx: ModuleContext, reported: list) -> Non
         ctx.findings[:] = [held.get(id(f), f) for f in ctx.findings]
 
 
-def _failing_name_in(statements: list[nodes.NodeNG]) -> tuple[nodes.NodeNG, str] | None:
+def _failing_name_in(statements: list[nodes.NodeNG], ctx: ModuleContext) -> tuple[nodes.NodeNG, str] | None:
     """The first use of a name that fails on the NPU as it stands in `statements`, with its name."""
     return next(((inner, failing) for statement in statements
                  for inner in statement.nodes_of_class((*ATTRIBUTE_NODES, nodes.Name))
-                 for failing in (fails_on_npu(inner),) if failing is not None), None)
+                 for failing in (fails_on_npu(inner, ctx),) if failing is not None), None)
 
 
 def _keeps_failing_name_off(node: nodes.NodeNG, ctx: ModuleContext) -> tuple[nodes.NodeNG, str] | None:
     """Such a use in what runs only when the comparison `node` is part of says CUDA, else None."""
-    return _failing_name_in(_decided_by_comparison(node, ctx))
+    return _failing_name_in(_decided_by_comparison(node, ctx), ctx)
 
 
 def _applied(finding: Finding) -> bool:

@@ -168,7 +168,7 @@ class TorchCudaApi(Check):
                 # `torch.cuda.get_device_capability(torch.cuda.device(i))`: the call is ported by
                 # hand; renaming its argument alone leaves a line half CUDA, half NPU
                 edits = ()
-            held = exposed is not None and rule_of(exposed) is not None
+            held = exposed is not None and rule_of(exposed, ctx) is not None
             if exposed is not None and not held:
                 # `torch.cuda.is_available() and torch.cuda.nccl.version() >= (2, 10)`: renaming the
                 # test alone would run the other name on the NPU, where the test kept it off
@@ -225,7 +225,7 @@ def _guards_unfixed_use(use: _CudaUse, ctx: ModuleContext, release: str) -> str 
         for node in guarded.nodes_of_class((*ATTRIBUTE_NODES, nodes.Name)):
             if _cuda_version_raises(node):
                 return _CUDA_VERSION
-            failing = fails_on_npu(node)
+            failing = fails_on_npu(node, ctx)
             if failing is not None:
                 return failing
             other = _expression_use(node, ctx, release)
