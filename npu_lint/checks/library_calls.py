@@ -65,8 +65,28 @@ class CudaOnlyLibraryCall(Check):
                     # annotation names a type and runs nothing of the library
                     or (use.role == "reference" and in_annotation(use.node))
                     or _module_alias(use)
+                    or _falls_back_to_replacement(use, advice)
                     # the name comes from a test's Mock that `sys.modules` held at the import
                     or (isinstance(use.binding, (nodes.Import, nodes.ImportFrom)) and imports_stand_in(use.binding)))
+
+
+def _falls_back_to_replacement(use: LibraryUse, advice: Advice) -> bool:
+    """`try: from apex.normalization.fused_layer_norm import FusedLayerNorm as BertLayerNorm` /
+    `except ImportError: BertLayerNorm = torch.nn.LayerNorm` (pytorch-transformers 1.x's
+    modeling_bert.py, copied into many BERT projects): where the library does not import, the name
+    already is the replacement the advice names, so its uses are ported; the import is the finding
+    (NPU401), and each use would say it again."""
+    if advice.replacement is None or use.qname != advice.key or not isinstance(use.binding, nodes.ImportFrom):
+        return False
+    attempt = use.binding.parent
+    if not isinstance(attempt, nodes.Try) or use.binding not in attempt.body:
+        return False
+    local = next((alias or name for name, alias in use.binding.names
+                  if use.qname == f"{use.binding.modname}.{name}"), None)
+    return local is not None and any(
+        isinstance(statement, nodes.Assign) and qualified_name(statement.value) == advice.replacement
+        and any(isinstance(target, nodes.AssignName) and target.name == local for target in statement.targets)
+        for handler in attempt.handlers for statement in handler.body)
 
 
 def _module_alias(use: LibraryUse) -> bool:
