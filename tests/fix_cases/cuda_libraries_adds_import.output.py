@@ -7,7 +7,7 @@ try:
     from apex.normalization import FusedLayerNorm
     from apex.optimizers import FusedSGD
 except ImportError:
-    FusedLayerNorm = nn.LayerNorm
+    FusedLayerNorm = FusedSGD = None
 
 
 def build(dim):
