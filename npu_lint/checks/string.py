@@ -817,10 +817,13 @@ def _instance_holds_program_literal(attribute: nodes.Attribute) -> bool:
     """`self.device == "cuda"` in a class whose every `self.device = ...` stores one of its own
     literals (modelscope's casmvs_model.py and hand_model.py: `if torch.cuda.is_available():
     self.device = "cuda"` / `else: self.device = "cpu"`): the patch makes torch.cuda say yes and
-    leaves the stored "cuda" as it is, so the test still holds on the NPU. An attribute also
-    stored from anything else (a parameter, `torch.device(...)`, `x.device`) is reported."""
+    leaves the stored "cuda" as it is, so the test still holds on the NPU. So does one stored
+    from a parameter whose default is a string (deeprobust 0.2.11's BaseAttack and TRADES:
+    `def __init__(self, model, device='cuda'): self.device = device`, then `if self.device ==
+    'cuda':`). An attribute also stored from anything else (another parameter, `torch.device(...)`,
+    `x.device`) is reported."""
     values = values_stored_in_self(attribute)
-    return bool(values) and all(_literal_choice(value) for value in values)
+    return bool(values) and all(_literal_choice(value) or _holds_program_literal(value) for value in values)
 
 
 def _literal_choice(value: nodes.NodeNG, in_choice: bool = False, depth: int = 0) -> bool:
