@@ -245,7 +245,11 @@ def moves_others_to_host(node: nodes.NodeNG) -> bool:
     transfer_to_npu's NPU194 either: there `.is_cuda` keeps NPU tensors where they are, as for
     CUDA. Only a test of a tensor's own device: after `if not torch.cuda.is_available()` or `if
     args.device != "cuda"` the program's other tensors go to the NPU once ported, and this one
-    would stay behind on the host."""
+    would stay behind on the host. The test may search the device's text (`if 'cuda' not in
+    str(orig_device): logits = logits.cpu()` with `orig_device = logits.device`, robustbench 1.1.1's
+    output_maps.py, before float64 work that MPS lacks and the NPU runs slowly or on its AI CPU),
+    and the CUDA side may bind the same names to the same tensors unmoved (`else: power, scale =
+    self.power, self.scale` beside `power, scale = self.power.cpu(), self.scale.cpu()`)."""
     if not _asks_tensor_device(node):
         return False
     test, siblings = test_expression(node)
@@ -259,20 +263,63 @@ def moves_others_to_host(node: nodes.NodeNG) -> bool:
             return _on_host(other_side) and isinstance(cuda_side, (nodes.Name, nodes.Attribute, nodes.Subscript))
         return bool(other_side) and all(isinstance(statement, nodes.Assign) and _on_host(statement.value)
                                         for statement in other_side) \
-            and all(isinstance(statement, nodes.Pass) for statement in cuda_side)
+            and all(isinstance(statement, nodes.Pass) or _kept_where_moved(statement, other_side)
+                    for statement in cuda_side)
     return False
 
 
 def _asks_tensor_device(node: nodes.NodeNG) -> bool:
-    """`x.is_cuda`, or "cuda" compared with `x.device.type`."""
+    """`x.is_cuda`, "cuda" compared with `x.device.type`, or searched in the text of a tensor's
+    device (`"cuda" in str(x.device)`, also through a name assigned `x.device`)."""
     if isinstance(node, nodes.Attribute):
         return node.attrname == "is_cuda" and qualified_name(node.expr) is None
     compare = node.parent
     if not (isinstance(node, nodes.Const) and isinstance(compare, nodes.Compare) and len(compare.ops) == 1):
         return False
     other = compare.ops[0][1] if compare.left is node else compare.left
+    if compare.left is node and compare.ops[0][0] in ("in", "not in"):
+        return _device_text(other)
     return isinstance(other, nodes.Attribute) and other.attrname == "type" \
         and isinstance(other.expr, nodes.Attribute) and other.expr.attrname == "device"
+
+
+def _device_text(node: nodes.NodeNG) -> bool:
+    """`str(x.device)`, or `str(device)` where every binding of `device` is `device = x.device`."""
+    if not (isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and node.func.name == "str"
+            and len(node.args) == 1 and not node.keywords):
+        return False
+    device = node.args[0]
+    if isinstance(device, nodes.Name):
+        assignments = bindings(device)
+        values = [assignment.parent.value for assignment in assignments
+                  if isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)]
+        if not values or len(values) != len(assignments):
+            return False
+        return all(_tensor_device(value) for value in values)
+    return _tensor_device(device)
+
+
+def _tensor_device(node: nodes.NodeNG) -> bool:
+    return isinstance(node, nodes.Attribute) and node.attrname == "device" and qualified_name(node.expr) is None
+
+
+def _kept_where_moved(statement: nodes.NodeNG, moving: list) -> bool:
+    """`power, scale = self.power, self.scale` on the CUDA side where the other side has `power,
+    scale = self.power.cpu(), self.scale.cpu()`: the same names bound to the same tensors, unmoved."""
+    if not (isinstance(statement, nodes.Assign) and len(statement.targets) == 1):
+        return False
+    target = statement.targets[0].as_string()
+    return any(isinstance(other, nodes.Assign) and len(other.targets) == 1 and other.targets[0].as_string() == target
+               and _unmoved(other.value, statement.value) for other in moving)
+
+
+def _unmoved(moved: nodes.NodeNG, kept: nodes.NodeNG) -> bool:
+    """Is `kept` what `moved` sends to the host (`x` for `x.cpu()`, element by element in a tuple)?"""
+    if isinstance(moved, (nodes.Tuple, nodes.List)):
+        return type(kept) is type(moved) and len(kept.elts) == len(moved.elts) \
+            and all(_unmoved(a, b) for a, b in zip(moved.elts, kept.elts))
+    return isinstance(moved, nodes.Call) and isinstance(moved.func, nodes.Attribute) \
+        and explicitly_on_cpu(moved) and moved.func.expr.as_string() == kept.as_string()
 
 
 def _yes_means_cuda(node: nodes.NodeNG, test: nodes.NodeNG) -> bool:

@@ -25,6 +25,7 @@ from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import STRING_TESTS, test_expression
+from npu_lint.analysis.flags import flag_reads
 from npu_lint.analysis.names import compared_operands, qualified_name
 from npu_lint.analysis.not_values import keyed_by_device_type
 from npu_lint.core.findings import Applicability, Edit, Finding, Fix, Position, Related
@@ -39,13 +40,14 @@ DEVICE_STRING_RULES = frozenset({"NPU110", "NPU111", "NPU201", "NPU204", "NPU404
 NO_NPU_NAME_RULES = frozenset({"NPU113", "NPU406"})
 
 
-def device_parts(node: nodes.NodeNG) -> list:
+def device_parts(node: nodes.NodeNG, ctx: ModuleContext | None = None) -> list:
     """The arguments of the call `node` names, or the branch of the conditional expression whose
     test it is (`"cuda" if torch.cuda.is_available() else "cpu"`, `"nccl" if device == "cuda" else
-    "gloo"`), or for a test that is no string (`torch.cuda.is_available()`,
-    `dist.is_nccl_available()`) the device and backend strings compared beside it."""
+    "gloo"`), also through a flag the test is stored in (with `ctx`), or for a test that is no
+    string (`torch.cuda.is_available()`, `dist.is_nccl_available()`) the device and backend strings
+    compared beside it."""
     beside = [] if isinstance(node, nodes.Const) else _compared_beside(node)
-    return _taken_or_picked(node) + beside
+    return _taken_or_picked(node) + beside + (_picked_through_flag(node, ctx) if ctx is not None else [])
 
 
 def _compared_beside(node: nodes.NodeNG) -> list:
@@ -72,6 +74,28 @@ def _compared_operands(test: nodes.NodeNG) -> list:
     return []
 
 
+def _picked_through_flag(node: nodes.NodeNG, ctx: ModuleContext) -> list:
+    """`use_cuda = torch.cuda.is_available()` (or `not args.no_cuda and torch.cuda.is_available()`),
+    then `device = torch.device("cuda" if use_cuda else "cpu")` (pytorch/examples' mnist, advertorch's
+    examples/tutorial_train_mnist.py, torch-optimizer's examples): the branch each conditional
+    expression that tests the flag picks, as if the test were written there. Renamed alone, the
+    stored test would pick "cuda" on the NPU, where the program ran on the CPU before. Only a flag
+    the module stores once (analysis/flags.py), and only the choices made by its reads, not a
+    comparison beside one (`available and device == "cuda"` stays its own finding)."""
+    call = node.parent
+    test, positive = _climbed(call if isinstance(call, nodes.Call) and call.func is node else node, True)
+    assign = test.parent
+    if not (isinstance(assign, nodes.Assign) and assign.value is test):
+        return []
+    picked = []
+    for read in flag_reads(assign, ctx):
+        read_test, read_positive = _climbed(read, positive)
+        choice = read_test.parent
+        if isinstance(choice, nodes.IfExp) and choice.test is read_test:
+            picked.append(choice.body if read_positive else choice.orelse)
+    return picked
+
+
 def _taken_or_picked(node: nodes.NodeNG) -> list:
     call = node.parent
     if isinstance(call, nodes.Call) and call.func is node:
@@ -93,22 +117,14 @@ def _taken_or_picked(node: nodes.NodeNG) -> list:
     if isinstance(device, nodes.Call) and argument is not device.func and qualified_name(device.func) == "torch.device":
         # torch.device("cuda", torch.cuda.current_device()): the device type it indexes
         return [part for part in device.args if part is not node]
-    # `positive`: `node` true means CUDA is there (False: `node` false does). An `and` is true only
-    # where its operand is, an `or` false only where its operand is: either way the choice below
-    # still follows this test (`"cuda" if torch.cuda.is_available() and not args.no_cuda else "cpu"`).
+    # `positive`: `node` true means CUDA is there (False: `node` false does).
     positive = True
     comparison = node.parent
     operator = comparison.ops[0][0] if isinstance(comparison, nodes.Compare) and len(comparison.ops) == 1 else None
     if isinstance(node, nodes.Const) and (operator in ("==", "!=") or (
             operator in ("in", "not in") and comparison.left is node)):
         node, positive = comparison, operator in ("==", "in")  # `device == "cuda"`, `"cuda" in device`
-    while True:
-        parent = node.parent
-        if isinstance(parent, nodes.UnaryOp) and parent.op == "not":
-            positive = not positive
-        elif not (isinstance(parent, nodes.BoolOp) and parent.op == ("and" if positive else "or")):
-            break
-        node = parent
+    node, positive = _climbed(node, positive)
     choice = node.parent
     if isinstance(choice, nodes.IfExp) and choice.test is node:
         return [choice.body if positive else choice.orelse]
@@ -117,6 +133,21 @@ def _taken_or_picked(node: nodes.NodeNG) -> list:
         call = choice.parent
         return [*call.args, *(k.value for k in call.keywords or () if k is not choice)]
     return []
+
+
+def _climbed(node: nodes.NodeNG, positive: bool) -> tuple[nodes.NodeNG, bool]:
+    """The test that `node` (true where CUDA is there when `positive`, false where it is when not)
+    is part of, and whether that test is true where CUDA is there. An `and` is true only where its
+    operand is, an `or` false only where its operand is: either way a choice made by the whole
+    test still follows this one (`"cuda" if torch.cuda.is_available() and not args.no_cuda else
+    "cpu"`)."""
+    while True:
+        parent = node.parent
+        if isinstance(parent, nodes.UnaryOp) and parent.op == "not":
+            positive = not positive
+        elif not (isinstance(parent, nodes.BoolOp) and parent.op == ("and" if positive else "or")):
+            return node, positive
+        node = parent
 
 
 def _dispatch_key(value: nodes.NodeNG) -> nodes.Const | None:
@@ -170,7 +201,7 @@ def fold_device_strings(ctx: ModuleContext, reported: Iterable[tuple[nodes.NodeN
     for node, finding in reported:
         if id(finding) not in present or id(finding) in dropped or finding.fix is None or not finding.fix.edits:
             continue  # already folded into another finding
-        spans = [(ctx.start(part), ctx.end(part)) for part in device_parts(node)]
+        spans = [(ctx.start(part), ctx.end(part)) for part in device_parts(node, ctx)]
         if not spans:
             continue
         merged = folded.get(id(finding), finding)  # an import's finding may speak for several uses

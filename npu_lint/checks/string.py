@@ -777,25 +777,59 @@ def _parametrized_with(operand: nodes.NodeNG, value: str) -> bool:
     return any(isinstance(given, nodes.Const) and given.value == value for given in given_by_pytest(operand))
 
 
-def _holds_program_literal(operand: nodes.NodeNG) -> bool:
+def _holds_program_literal(operand: nodes.NodeNG, depth: int = 0) -> bool:
+    """A name or `self` attribute that holds one of the program's own strings: assigned a literal
+    or a choice among them, or a parameter whose default is a string (torchsummary 1.5.1's
+    `summary(model, input_size, batch_size=-1, device="cuda")`, then `device = device.lower()` and
+    `if device == "cuda" and torch.cuda.is_available():`; a caller that passes a string passes
+    its own, which the patch leaves as it is), also after a method that only changes its case or
+    whitespace."""
     if isinstance(operand, nodes.Attribute):
         return _instance_holds_program_literal(operand)
-    if not isinstance(operand, nodes.Name):
+    if not isinstance(operand, nodes.Name) or depth > 3:
         return False
     assignments = bindings(operand)
     return bool(assignments) and all(
-        isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)
-        and _literal_choice(assignment.parent.value) for assignment in assignments)
+        isinstance(assignment, nodes.AssignName) and (
+            isinstance(assignment.parent, nodes.Assign) and (
+                _literal_choice(assignment.parent.value) or _recased(assignment.parent.value, depth))
+            or _string_parameter(assignment))
+        for assignment in assignments)
+
+
+_RECASING = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rstrip"})
+
+
+def _recased(value: nodes.NodeNG, depth: int) -> bool:
+    """`device.lower()` of a name that holds one of the program's own strings."""
+    return isinstance(value, nodes.Call) and isinstance(value.func, nodes.Attribute) \
+        and value.func.attrname in _RECASING and not value.args and not value.keywords \
+        and _holds_program_literal(value.func.expr, depth + 1)
+
+
+def _string_parameter(assignment: nodes.AssignName) -> bool:
+    """A parameter whose default is a string literal (`device="cuda"`)."""
+    arguments = assignment.parent
+    if not isinstance(arguments, nodes.Arguments):
+        return False
+    try:
+        default = arguments.default_value(assignment.name)
+    except Exception:  # astroid's NoDefault
+        return False
+    return isinstance(default, nodes.Const) and isinstance(default.value, str)
 
 
 def _instance_holds_program_literal(attribute: nodes.Attribute) -> bool:
     """`self.device == "cuda"` in a class whose every `self.device = ...` stores one of its own
     literals (modelscope's casmvs_model.py and hand_model.py: `if torch.cuda.is_available():
     self.device = "cuda"` / `else: self.device = "cpu"`): the patch makes torch.cuda say yes and
-    leaves the stored "cuda" as it is, so the test still holds on the NPU. An attribute also
-    stored from anything else (a parameter, `torch.device(...)`, `x.device`) is reported."""
+    leaves the stored "cuda" as it is, so the test still holds on the NPU. So does one stored
+    from a parameter whose default is a string (deeprobust 0.2.11's BaseAttack and TRADES:
+    `def __init__(self, model, device='cuda'): self.device = device`, then `if self.device ==
+    'cuda':`). An attribute also stored from anything else (another parameter, `torch.device(...)`,
+    `x.device`) is reported."""
     values = values_stored_in_self(attribute)
-    return bool(values) and all(_literal_choice(value) for value in values)
+    return bool(values) and all(_literal_choice(value) or _holds_program_literal(value) for value in values)
 
 
 def _literal_choice(value: nodes.NodeNG, in_choice: bool = False, depth: int = 0) -> bool:
