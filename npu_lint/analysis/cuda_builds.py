@@ -14,7 +14,7 @@ from astroid import nodes
 
 from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import qualified_name
-from npu_lint.analysis.project_torch_npu import project_files_of
+from npu_lint.analysis.project_torch_npu import imports_in_text, project_files_of
 from npu_lint.config.cuda_extensions import cuda_extensions
 from npu_lint.config.project_scripts import project_root
 from npu_lint.core.file_facts import FileFacts
@@ -222,11 +222,6 @@ def imported_cuda_build_module(statement: nodes.Import | nodes.ImportFrom) -> st
     return None
 
 
-# An import inside a block (a test may guard it): `from .ops import (a,\n b)` with its parentheses.
-_BLOCK_IMPORT = re.compile(rb"^[ \t]+(?:from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)"
-                           rb"|import[ \t]+([^\n#;]+))", re.MULTILINE)
-
-
 def build_modules_read(path: str, source: bytes) -> list[str]:
     """The project files `imported_cuda_build_module` may read for the imports inside blocks of
     `source`: a CUDA test around such an import stays or goes with what they build, so a result
@@ -234,23 +229,8 @@ def build_modules_read(path: str, source: bytes) -> list[str]:
     if b"import" not in source or b"cuda" not in source.lower():
         return []
     importer = os.path.abspath(path)
-    found: set[str] = set()
-    for match in _BLOCK_IMPORT.finditer(source):
-        if match.group(4) is not None:
-            imports = [(0, name, ()) for name in _imported_words(match.group(4))]
-        else:
-            names = tuple(_imported_words(match.group(3)))
-            imports = [(len(match.group(1)), match.group(2).decode("ascii", "replace"), names)]
-        for level, module, names in imports:
-            if level or module:
-                found.update(project_files_of(importer, level, module, names))
-    return sorted(found)
-
-
-def _imported_words(text: bytes) -> list[str]:
-    """`(a as b, c)` -> ["a", "c"]: the imported names, without their `as` names."""
-    words = text.decode("ascii", "replace").strip("() \t\\").replace("\\\n", " ").split(",")
-    return [word.split()[0] for word in words if word.split() and word.split()[0] != "*"]
+    return sorted({file for level, module, names in imports_in_text(source, in_blocks_only=True)
+                   for file in project_files_of(importer, level, module, names)})
 
 
 def _module_builds_cuda(path: str) -> bool:

@@ -23,7 +23,7 @@ from typing import Iterator
 from astroid import nodes
 
 from npu_lint.analysis.names import bindings
-from npu_lint.analysis.project_torch_npu import project_files_of
+from npu_lint.analysis.project_torch_npu import imports_in_text, project_files_of
 from npu_lint.config.cuda_extensions import cuda_extensions
 from npu_lint.config.project_scripts import project_root
 from npu_lint.core.file_facts import FileFacts
@@ -57,9 +57,6 @@ def _imported_flag(statement: nodes.ImportFrom, bound: str) -> str | None:
     return _flags(files[-1]).get(imported) if files else None
 
 
-_FROM_IMPORT = re.compile(rb"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import\b", re.MULTILINE)
-
-
 def flag_modules_read(path: str, source: bytes) -> list[str]:
     """The project modules `extension_of_flag` may read a flag from for `source` (those its
     `from ... import` statements name), in a project whose setup.py builds a CUDA extension: a
@@ -71,9 +68,8 @@ def flag_modules_read(path: str, source: bytes) -> list[str]:
         return []
     importer = os.path.abspath(path)
     found = set()
-    for match in _FROM_IMPORT.finditer(source):
-        level, module = len(match.group(1)), match.group(2).decode("ascii", "replace")
-        files = project_files_of(importer, level, module, ()) if level or module else []
+    for level, module, names in imports_in_text(source):
+        files = project_files_of(importer, level, module, ()) if names else []  # `from ... import` only
         if files:
             found.add(files[-1])
     return sorted(found)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from typing import Iterable, Optional
 
 from astroid import nodes
@@ -123,6 +124,30 @@ def _ast_imports(body: list) -> Iterable[tuple[int, str, tuple[str, ...]]]:
         elif not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             for field in ("body", "orelse", "finalbody", "handlers"):
                 yield from _ast_imports(getattr(stmt, field, None) or [])
+
+
+# An import statement found in the bytes, for result-cache dependencies (no parse): `from .ops
+# import (a,\n b)` with its parentheses. Group 1 is its indentation (a block may guard it).
+_IMPORT_LINE = re.compile(rb"^([ \t]*)(?:from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)"
+                          rb"|import[ \t]+([^\n#;]+))", re.MULTILINE)
+
+
+def imports_in_text(source: bytes, in_blocks_only: bool = False) -> Iterable[tuple[int, str, tuple[str, ...]]]:
+    """(level, module, imported names) of each import statement of `source`, read off its lines
+    (`import a.b` gives (0, "a.b", ())); with `in_blocks_only`, only the indented ones."""
+    for match in _IMPORT_LINE.finditer(source):
+        if in_blocks_only and not match.group(1):
+            continue
+        if match.group(5) is not None:
+            yield from ((0, name, ()) for name in _imported_words(match.group(5)))
+        elif match.group(2) or match.group(3):
+            yield len(match.group(2)), match.group(3).decode("ascii", "replace"), tuple(_imported_words(match.group(4)))
+
+
+def _imported_words(text: bytes) -> list[str]:
+    """`(a as b, c)` -> ["a", "c"]: the imported names, without their `as` names."""
+    words = text.decode("ascii", "replace").strip("() \t\\").replace("\\\n", " ").split(",")
+    return [word.split()[0] for word in words if word.split() and word.split()[0] != "*"]
 
 
 def project_files_of(importer: str, level: int, name: str, names: tuple[str, ...]) -> list[str]:
