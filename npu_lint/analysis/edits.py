@@ -118,3 +118,22 @@ def string_prefix_edit(ctx: ModuleContext, node: nodes.NodeNG, old: str, new: st
     if line[content:content + len(old)] != old:
         return None
     return Edit(Position(start.line, content), Position(start.line, content + len(old)), new)
+
+
+def append_keyword_argument(ctx: ModuleContext, call: nodes.Call, keyword: str) -> Edit | None:
+    """Pass `keyword` (`name=value`) last: right after the call's last argument, so a trailing
+    comma or a comment before the closing parenthesis stays where it is."""
+    arguments = [*(call.args or ()), *(call.keywords or ())]
+    if len(arguments) == 1 and isinstance(arguments[0], nodes.GeneratorExp) \
+            and ctx.end(arguments[0]) == ctx.end(call):
+        return None  # `f(x for x in xs)` (the generator spans the call's parentheses): no room
+    if not arguments:
+        text = ctx.node_text(call)
+        if not text.endswith(")"):
+            return None
+        end = ctx.end(call)
+        position = Position(end.line, end.column - 1)
+        return Edit(position, position, keyword)
+    last = max(arguments, key=lambda node: (ctx.end(node).line, ctx.end(node).column))
+    position = ctx.end(last)
+    return Edit(position, position, ", " + keyword)

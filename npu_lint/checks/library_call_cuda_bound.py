@@ -12,6 +12,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.edits import append_keyword_argument
 from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import chain_root, qualified_name, single_value
 from npu_lint.checks.base import Check
@@ -103,7 +104,7 @@ class LibraryCallCudaBound(Check):
             value = NPU_VALUES.get(use.param, NPU_DEVICE)
             advice = f"pass `{use.param}={value}`"
             fix_message = f"Pass {use.param}={value}"
-            edit = _keyword_edit(node, ctx, f"{use.param}={value}")
+            edit = append_keyword_argument(ctx, node, f"{use.param}={value}")
             edits = (edit,) if edit else ()
         else:
             advice = f"this helper cannot run on the NPU as written: {_equivalent(use.use)}"
@@ -172,18 +173,6 @@ def _passes(node: nodes.Call, param: str) -> bool:
         if keyword.arg == param or keyword.arg is None:
             return True
     return False
-
-
-def _keyword_edit(node: nodes.Call, ctx: ModuleContext, keyword: str) -> Edit | None:
-    """Insert `keyword` as the call's last argument, before its closing parenthesis."""
-    text = ctx.node_text(node)
-    if not text.endswith(")") or any(isinstance(a, nodes.Starred) for a in node.args):
-        return None
-    end = ctx.end(node)
-    inner = text[:-1].rstrip()
-    needs_comma = bool(node.args or node.keywords) and not inner.endswith(",")
-    position = Position(end.line, end.column - 1)
-    return Edit(position, position, (", " if needs_comma else "") + keyword)
 
 
 def _built_by(name: nodes.Name, libraries: dict[str, str]) -> str | None:
