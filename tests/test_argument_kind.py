@@ -44,3 +44,21 @@ def test_argument_rules(engine, body, expected):
 def test_autocast_state_without_device_type(code, body, target, fires):
     engine = Engine(Settings(target_torch_npu=target, select=(code,)))
     assert _codes(engine, body) == ([(1, code)] if fires else [])
+
+
+# torch 2.13 made fork_rng's device_type default to the current accelerator's
+@pytest.mark.parametrize("target, fires", [("2.1", True), ("2.12", True), ("2.13", False), ("2.14", False)])
+def test_rng_fork_without_device_type(target, fires):
+    engine = Engine(Settings(target_torch_npu=target, select=("NPU126",)))
+    assert _codes(engine, "with torch.random.fork_rng(devices=ids):\n    pass\n") == ([(1, "NPU126")] if fires else [])
+
+
+@pytest.mark.parametrize("strategy, written", [
+    ("manual", 'torch.random.fork_rng(ids, device_type="npu")'),
+    ("agnostic", "torch.random.fork_rng(ids, device_type=torch.accelerator.current_accelerator().type)"),
+])
+def test_rng_fork_gets_the_device_type_by_keyword(strategy, written):
+    engine = Engine(Settings(target_torch_npu="2.12", strategy=strategy, select=("NPU126",)))
+    [finding] = engine.check_text("import torch\ntorch.random.fork_rng(ids)\n", "t.py").findings
+    [edit] = [edit for edit in finding.fix.edits if not edit.content.startswith("import ")]
+    assert "torch.random.fork_rng(ids" + edit.content + ")" == written

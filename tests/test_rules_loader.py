@@ -92,7 +92,8 @@ def test_an_inserted_argument_and_quieting_keywords_are_checked():
     text = GOOD.replace("kind: symbol", "kind: argument")
     call = "match: {calls: [torch.foo], argument: device, position: %s, missing: true, insert: %s}"
     with pytest.raises(RuleDataError, match="field 'match.insert': only 'device_type'"):
-        parse_rule_file(text.replace("match: {symbols: [torch.foo]}", call % (2, "device_type")), "bad.yaml")
+        parse_rule_file(text.replace("match: {symbols: [torch.foo]}",
+                                     "match: {calls: [torch.foo], argument: device, insert: device_type}"), "bad.yaml")
     with pytest.raises(RuleDataError, match="field 'match.insert': only 'device_type'"):
         parse_rule_file(text.replace("match: {symbols: [torch.foo]}", call % (0, "backend")), "bad.yaml")
     with pytest.raises(RuleDataError, match="field 'match.quiet_with.enabled'"):
@@ -103,6 +104,16 @@ def test_an_inserted_argument_and_quieting_keywords_are_checked():
     # the argument after the device type, missing where a call is written for the overload without it
     [rule] = parse_rule_file(text.replace("match: {symbols: [torch.foo]}", call % (1, "device_type")), "ok.yaml")
     assert rule.match["position"] == 1
+    # a later argument, passed by keyword (fork_rng's device_type)
+    [rule] = parse_rule_file(text.replace("match: {symbols: [torch.foo]}", call % (4, "device_type")), "ok.yaml")
+    assert rule.match["position"] == 4
+    quiet = "match: {calls: [torch.foo], argument: x, quiet_with: {devices: ['[]']}, quiet_positions: {%s: %s}}"
+    with pytest.raises(RuleDataError, match="field 'match.quiet_positions.enabled'"):
+        parse_rule_file(text.replace("match: {symbols: [torch.foo]}", quiet % ("enabled", 0)), "bad.yaml")
+    with pytest.raises(RuleDataError, match="field 'match.quiet_positions.devices'"):
+        parse_rule_file(text.replace("match: {symbols: [torch.foo]}", quiet % ("devices", "first")), "bad.yaml")
+    [rule] = parse_rule_file(text.replace("match: {symbols: [torch.foo]}", quiet % ("devices", 0)), "ok.yaml")
+    assert rule.match["quiet_positions"] == {"devices": 0}
 
 
 STRING_RULE = GOOD.replace("kind: symbol", "kind: string").replace(

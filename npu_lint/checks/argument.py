@@ -8,12 +8,15 @@
     unless_called: stay quiet in a module that calls one of these (a setting that answers the advice);
                    such advice is said once per module, at its first call, the others related
                    (one setting answers them all: transformers' layoutlm made 8 NPU702 findings)
-    insert:   "device_type": the fix of a missing argument passes the route's device type first
-              (`"npu"`, or the accelerator's on the agnostic route): the missing argument is the
-              device type (position 0), or the second one of a call written for the overload
-              without it (`torch.set_autocast_enabled(True)`, position 1)
+    insert:   "device_type": the fix of a missing argument passes the route's device type (`"npu"`,
+              or the accelerator's on the agnostic route): first, where the missing argument is the
+              device type (position 0) or the second one of a call written for the overload without
+              it (`torch.set_autocast_enabled(True)`, position 1); elsewhere last, by keyword
+              (`torch.random.fork_rng(devices=ids, device_type="npu")`)
     quiet_with: keyword -> texts: a call that passes one of them is left alone
               (`GradScaler(enabled=False)` scales nothing on any device)
+    quiet_positions: keyword -> position: where a quiet_with argument sits when passed by position
+              (`fork_rng([])`)
     outside_tests: stay quiet inside a test function (analysis/test_code.py): advice for training
                    code that a test does on purpose (gradcheck)
 
@@ -25,6 +28,7 @@ from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.device_neutral import expression, insert_first_argument
+from npu_lint.analysis.edits import append_keyword_argument
 from npu_lint.analysis.names import name_trigger, qualified_name
 from npu_lint.analysis.test_code import in_test_function
 from npu_lint.checks.base import Check
@@ -71,6 +75,7 @@ class ArgumentCheck(Check):
         self.unless_called = frozenset(match.get("unless_called", ()))
         self.insert = match.get("insert")
         self.quiet_with = {name: frozenset(texts) for name, texts in match.get("quiet_with", {}).items()}
+        self.quiet_positions = match.get("quiet_positions", {})
         self.outside_tests = match.get("outside_tests", False)
 
     def triggers(self) -> frozenset:
@@ -80,8 +85,7 @@ class ArgumentCheck(Check):
         qname = qualified_name(node.func)
         if qname is None or (qname not in self.calls and qname not in self.any_call):
             return
-        if any(item.arg in self.quiet_with and ctx.node_text(item.value) in self.quiet_with[item.arg]
-               for item in node.keywords or ()):
+        if self._quiet(node, ctx):
             return
         if self.outside_tests and in_test_function(node):
             return
@@ -107,11 +111,24 @@ class ArgumentCheck(Check):
         ctx.report(self.rule, target, edits=edits, agnostic_edits=agnostic_edits, qname=qname,
                    argument=self.argument, value=value)
 
+    def _quiet(self, call: nodes.Call, ctx: ModuleContext) -> bool:
+        for name, texts in self.quiet_with.items():
+            passed, _hidden = argument_value(call, name, self.quiet_positions.get(name))
+            if passed is not None:
+                expression_node = passed.value if isinstance(passed, nodes.Keyword) else passed
+                if ctx.node_text(expression_node) in texts:
+                    return True
+        return False
+
     def _inserted(self, ctx: ModuleContext, call: nodes.Call) -> tuple[tuple, tuple]:
-        """The edits that pass the device type first: (NPU route, agnostic route)."""
-        npu = insert_first_argument(ctx, call, '"npu"')
+        """The edits that pass the device type: (NPU route, agnostic route)."""
+        def edit(text: str):
+            if self.position in (0, 1):
+                return insert_first_argument(ctx, call, text)
+            return append_keyword_argument(ctx, call, f"{self.argument}={text}")
+        npu = edit('"npu"')
         neutral_text = expression(ctx, self.insert)
-        neutral = insert_first_argument(ctx, call, neutral_text) if neutral_text else None
+        neutral = edit(neutral_text) if neutral_text else None
         return (npu,) if npu else (), (neutral,) if neutral else ()
 
     def leave_module(self, ctx: ModuleContext) -> None:

@@ -34,6 +34,7 @@ KIND_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "check": {"check": str},
     "argument": {"calls": list, "argument": str, "position": int, "missing": bool, "values": list,
                  "any_call": list, "unless_called": list, "insert": str, "quiet_with": dict,
+                 "quiet_positions": dict,
                  "outside_tests": bool},
 }
 KIND_REQUIRED = {
@@ -107,6 +108,11 @@ def _parse_match(kind: str, raw: Any, err) -> dict:
         _expect(texts, list, lambda p, keyword=keyword: err(f"match.quiet_with.{keyword}", p))
         for text in texts:
             _expect(text, str, lambda p, keyword=keyword: err(f"match.quiet_with.{keyword}", p))
+    for keyword, index in raw.get("quiet_positions", {}).items():
+        if keyword not in raw.get("quiet_with", {}) or not isinstance(index, int) or isinstance(index, bool) \
+                or index < 0:
+            raise err(f"match.quiet_positions.{keyword}",
+                      "expected the 0-based position of a keyword that quiet_with names")
     if kind == "method":
         bad = set(raw["receivers"]) - RECEIVERS
         if bad:
@@ -127,10 +133,9 @@ def _parse_match(kind: str, raw: Any, err) -> dict:
         raise err("match.calls", "an argument rule needs 'calls' (with 'argument') or 'any_call'")
     if kind == "argument" and raw.get("calls") and "argument" not in raw:
         raise err("match.argument", "'calls' judges one argument: name it")
-    if kind == "argument" and "insert" in raw and (raw["insert"] != "device_type" or raw.get("position") not in (0, 1)
-                                                   or not raw.get("missing")):
-        raise err("match.insert", "only 'device_type', for a missing argument at position 0 (the device type) or 1 "
-                                  "(an older overload's arguments, which the device type goes before)")
+    if kind == "argument" and "insert" in raw and (raw["insert"] != "device_type" or not raw.get("missing")):
+        raise err("match.insert", "only 'device_type', for a missing argument (at position 0 or 1 it goes first: "
+                                  "the device type, or before an older overload's arguments; elsewhere by keyword)")
     if kind == "symbol" and not (raw.get("symbols") or raw.get("prefixes")):
         raise err("match.symbols", "a symbol rule needs 'symbols' or 'prefixes'")
     return raw
