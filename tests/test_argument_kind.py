@@ -5,6 +5,7 @@ import pytest
 
 from npu_lint.config.settings import Settings
 from npu_lint.engine.engine import Engine
+from npu_lint.run.fixer import apply_edits
 
 
 @pytest.fixture(scope="module")
@@ -62,3 +63,17 @@ def test_rng_fork_gets_the_device_type_by_keyword(strategy, written):
     [finding] = engine.check_text("import torch\ntorch.random.fork_rng(ids)\n", "t.py").findings
     [edit] = [edit for edit in finding.fix.edits if not edit.content.startswith("import ")]
     assert "torch.random.fork_rng(ids" + edit.content + ")" == written
+
+
+@pytest.mark.parametrize("call, written", [
+    ("torch.random.fork_rng(\n    devices=ids,  # eval devices\n)\n",
+     'torch.random.fork_rng(\n    devices=ids, device_type="npu",  # eval devices\n)\n'),
+    ("torch.random.fork_rng(ids,)\n", 'torch.random.fork_rng(ids, device_type="npu",)\n'),
+    ("torch.random.fork_rng(\n)\n", 'torch.random.fork_rng(\ndevice_type="npu")\n'),
+])
+def test_the_keyword_goes_after_the_last_argument(call, written):
+    # before ')' it would follow a comment or a trailing comma: `ids,  # c\n, device_type=...`
+    engine = Engine(Settings(target_torch_npu="2.12", select=("NPU126",)))
+    [finding] = engine.check_text("import torch\n" + call, "t.py").findings
+    edits = [edit for edit in finding.fix.edits if not edit.content.startswith("import ")]
+    assert apply_edits("import torch\n" + call, edits) == "import torch\n" + written
