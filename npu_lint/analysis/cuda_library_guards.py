@@ -769,7 +769,8 @@ def test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeNG
             siblings.extend(value for value in parent.values if value is not node)
         elif isinstance(parent, nodes.Call) and node in parent.args:
             func = parent.func
-            if not (isinstance(func, nodes.Attribute) and func.attrname in STRING_TESTS):
+            if not (isinstance(func, nodes.Attribute) and func.attrname in STRING_TESTS) \
+                    and not _device_compared(parent):
                 return node, siblings
         elif isinstance(parent, nodes.Call) and parent.func is node:
             pass  # torch.cuda.is_available -> torch.cuda.is_available()
@@ -783,6 +784,12 @@ def test_expression(node: nodes.NodeNG) -> tuple[nodes.NodeNG, list[nodes.NodeNG
         elif not (isinstance(parent, nodes.Compare) or (isinstance(parent, nodes.UnaryOp) and parent.op == "not")):
             return node, siblings
         node = parent
+
+
+def _device_compared(call: nodes.Call) -> bool:
+    """`device == torch.device("cuda")` (ludwig's llm_utils): the device built only to be compared
+    is the same test as `device == "cuda"`, so both ask one question of the code they decide."""
+    return isinstance(call.parent, nodes.Compare) and qualified_name(call.func) == "torch.device"
 
 
 def _compared_part_of_answer(call: nodes.NodeNG, part: nodes.NodeNG) -> bool:
