@@ -96,6 +96,8 @@ class ImportCheck(Check):
                     return
                 if not uses and _only_version_read(node, ctx):
                     return  # `import bitsandbytes` to print `bitsandbytes.__version__` (an environment report)
+                if _availability_probe(node, ctx):
+                    return  # `try: import cupy` only to learn whether it is there: on the NPU it is not
                 if imports_stand_in(node):
                     return  # a test's Mock that `sys.modules` holds while this import runs
                 self._report_once(ctx, node, module, self._suggestion(imported), self._uses(node, ctx))
@@ -150,6 +152,75 @@ def _only_version_read(node: nodes.Import | nodes.ImportFrom, ctx: ModuleContext
     read = [name for name in ctx.nodes_of(nodes.Name) if name.name in bound]
     return bool(read) and all(isinstance(name.parent, nodes.Attribute) and name.parent.expr is name
                               and name.parent.attrname == "__version__" for name in read)
+
+
+# What an optional import catches: the import's own errors, or anything
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _availability_probe(node: nodes.Import | nodes.ImportFrom, ctx: ModuleContext) -> bool:
+    """Is the import only a test of whether the library is installed? It sits in a `try:` whose
+    handler catches its ImportError, and the module reads nothing it binds, or reads it only to ask
+    whether it is None (transformers4rec's `is_gpu_dataloader_available`: `import cudf` ...
+    `except ImportError: cudf = None`, `return cudf is not None`; catalyst's `_is_apex_available`;
+    FlagEmbedding's `import flash_attn` that picks an attention implementation). On an Ascend host
+    the import fails and the code takes the path written for that; the code that uses the library,
+    if any, imports it again and is reported there."""
+    if not _in_optional_try(node):
+        return False
+    bound = {alias or (name.split(".")[0] if isinstance(node, nodes.Import) else name)
+             for name, alias in node.names}
+    if "*" in bound or bound & _exported(ctx) or _ops_read(bound, ctx):
+        return False
+    return all(_asks_if_none(name) for name in ctx.nodes_of(nodes.Name) if name.name in bound)
+
+
+def _ops_read(bound: set[str], ctx: ModuleContext) -> bool:
+    """`import flash_attn_3._C` then `torch.ops.flash_attn_3` (xformers' flash3.py): the import
+    registers the operators the module then reads, a use by another name."""
+    return any(attribute.attrname in bound and qualified_name(attribute.expr) == "torch.ops"
+               for attribute in ctx.nodes_of(nodes.Attribute))
+
+
+def _in_optional_try(node: nodes.NodeNG) -> bool:
+    child, parent = node, node.parent
+    while parent is not None and not isinstance(parent, (nodes.FunctionDef, nodes.AsyncFunctionDef,
+                                                          nodes.ClassDef, nodes.Module, nodes.Lambda)):
+        if isinstance(parent, nodes.Try) and any(child is statement for statement in parent.body):
+            return any(_catches_import_error(handler) for handler in parent.handlers)
+        child, parent = parent, parent.parent
+    return False
+
+
+def _catches_import_error(handler: nodes.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    caught = handler.type.elts if isinstance(handler.type, nodes.Tuple) else [handler.type]
+    return any(last_name(kind) in _IMPORT_ERRORS for kind in caught)
+
+
+def _asks_if_none(name: nodes.Name) -> bool:
+    """`cudf is not None`, `if cupy is None:`: whether the import worked, nothing of the library."""
+    compare = name.parent
+    if not isinstance(compare, nodes.Compare) or len(compare.ops) != 1:
+        return False
+    operator, other = compare.ops[0]
+    if operator not in ("is", "is not"):
+        return False
+    values = (compare.left, other)
+    return name in values and any(isinstance(value, nodes.Const) and value.value is None for value in values)
+
+
+def _exported(ctx: ModuleContext) -> set[str]:
+    """The names a module-level `__all__` list or tuple spells: other modules may import them."""
+    names: set[str] = set()
+    for statement in ctx.module.body:
+        if isinstance(statement, nodes.Assign) and any(
+                isinstance(target, nodes.AssignName) and target.name == "__all__" for target in statement.targets) \
+                and isinstance(statement.value, (nodes.List, nodes.Tuple)):
+            names.update(element.value for element in statement.value.elts
+                         if isinstance(element, nodes.Const) and isinstance(element.value, str))
+    return names
 
 
 def _runs(use, ctx: ModuleContext) -> bool:
