@@ -91,7 +91,7 @@ from npu_lint.analysis.extension_flags import extension_of_flag
 from npu_lint.analysis.forwarded_keywords import hands_keyword_to_library
 from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.module_facts import facts_of
-from npu_lint.analysis.names import bindings, identifier_words, qualified_name, statements_after, values_stored_in_self
+from npu_lint.analysis.names import bindings, identifier_words, qualified_name, single_value, statements_after, values_stored_in_self
 from npu_lint.config.project_scripts import own_packages
 from npu_lint.knowledge.library_advice import table
 
@@ -685,7 +685,19 @@ def argument_of_library_call(node: nodes.NodeNG) -> bool:
                 # in a torch device it is handed (Isaac Gym's `rl_device`): that one is ported.
                 return True
         child, parent = parent, parent.parent
-    return False
+    return isinstance(parent, nodes.Assign) and child is parent.value and all(
+        _attribute_of_library_object(target) for target in parent.targets)
+
+
+def _attribute_of_library_object(target: nodes.NodeNG) -> bool:
+    """`flat_config.device = torch.cuda.device_count() - 1` after `flat_config =
+    faiss.GpuIndexFlatConfig()` (mmselfsup's utils/clustering.py): a setting of an object a
+    CUDA-only library made is handed to that library, as a call's argument is."""
+    if not isinstance(target, nodes.AssignAttr) or not isinstance(target.expr, nodes.Name):
+        return False
+    value = single_value(target.expr)
+    qname = qualified_name(value.func) if isinstance(value, nodes.Call) else None
+    return qname is not None and table().library_of(qname) is not None
 
 
 def given_to_cuda_only_call(expression: nodes.NodeNG) -> bool:
