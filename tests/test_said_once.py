@@ -227,6 +227,27 @@ def test_float64_written_once_is_said_once_at_the_call_nearest_to_it():
     assert [message.split(":")[0] for _line, message in said[1][3]] == ["NPU606"]
 
 
+def test_float64_a_collective_reduces_in_place_is_said_once_where_it_is_made():
+    # surya-ocr 0.22.1's rfdetr util/misc.py (torchvision references' SmoothedValue): `t =
+    # torch.tensor([count, total], dtype=torch.float64, device="cuda")`, then `dist.all_reduce(t)`.
+    # NPU304 advises making the tensor float32 where it is made (the collective works in place),
+    # which is the change NPU606 asks for there: one finding, NPU606 its related place. Near miss:
+    # an operator whose advice is a cast before the call leaves NPU606 on the statement that made it.
+    text = ("import torch\n"
+            "import torch.distributed as dist\n"
+            "def synchronize(count, total, values):\n"
+            "    t = torch.tensor([count, total], dtype=torch.float64, device='npu')\n"
+            "    dist.barrier()\n"
+            "    dist.all_reduce(t)\n"
+            "    m = torch.tensor(values, dtype=torch.float64, device='npu')\n"
+            "    return t.tolist(), torch.nn.functional.gelu(m)\n")
+    said = _said(text, EVERY_RULE)
+    assert [(line, code) for line, code, _m, _r in said] == [(6, "NPU304"), (7, "NPU606"), (8, "NPU304")]
+    assert "make the tensor float32 where it is made" in said[0][2]
+    assert [(line, message.split(":")[0]) for line, message in said[0][3]] == [(4, "NPU606")]
+    assert said[2][3] == []
+
+
 def test_a_library_imported_in_many_places_is_one_finding_with_the_others_related():
     # accelerate 0.34.2 tests/test_quantization.py: bitsandbytes imported in eleven tests.
     text = ("import torch\n\n\ndef test_a():\n    from bitsandbytes.nn import Int8Params\n    return Int8Params\n\n\n"

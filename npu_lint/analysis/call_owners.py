@@ -10,7 +10,8 @@ back (NPU931) and has a fused NPU class (NPU510); `torch.unique_consecutive` is
 unsupported on Atlas A2 (NPU303) and sized by its values (NPU610). Each is one thing to change.
 
 The rules report as usual, through `report_about`, which notes the nodes a finding speaks
-about: its own node and, for NPU304, where the float64 is written (`dtype=...`, `.double()`).
+about: its own node and, for NPU304, where the float64 is written (`dtype=...`, `.double()`;
+for a collective, which works in place, also in the statement that made the tensor it is given).
 After the walk a rule that gives way (`give_way`, from its check's `leave_module`) drops its
 findings about a node an owner spoke about, or folds them into the owner's as related
 information. No rule on by default gives way to an opt-in one, so a default run never loses a

@@ -289,7 +289,8 @@ class StringCheck(Check):
                                              or _compared_with_program_backend(tested, value)
                                              or _compared_with_program_choice(tested)
                                              or _compared_with_command_line(tested)
-                                             or _compared_with_test_parameter(tested, value)):
+                                             or _compared_with_test_parameter(tested, value)
+                                             or _searched_in_parameter(tested)):
             return
         if self.only_in == "comparison" and not self.replace and _keeps_failing_name_off(node, ctx) is not None:
             # `if torch.cuda.device_count() > 1 and device.type == "cuda": model = DataParallel(model)`
@@ -672,6 +673,32 @@ def _compared_with_program_choice(node: nodes.NodeNG) -> bool:
     on the NPU. A device's `.type`, or a name assigned anything else, is reported."""
     others = _tested_against(node)
     return bool(others) and all(_holds_program_literal(operand) for operand in others)
+
+
+def _searched_in_parameter(node: nodes.NodeNG) -> bool:
+    """`'cuda' in device` where `device` is a parameter, or a `self` attribute stored only from
+    parameters (face_alignment 1.5.0's detectors: `if 'cuda' in device:` picks dlib's CNN model
+    and ONNX Runtime's CUDA provider, `'cuda' not in device` rejects other devices): only a string
+    answers a substring test (a torch.device raises TypeError), and the string a caller hands in
+    is its option ("cuda", "cuda:0"), which transfer_to_npu leaves as it is, so the test still
+    holds on the NPU. `'cuda' in str(x.device)`, and a parameter's `==` test (which a torch.device
+    answers), are reported."""
+    parent = node.parent
+    if not (isinstance(parent, nodes.Compare) and parent.left is node and len(parent.ops) == 1
+            and parent.ops[0][0] in ("in", "not in")):
+        return False
+    container = parent.ops[0][1]
+    if isinstance(container, nodes.Attribute):
+        values = values_stored_in_self(container)
+        return bool(values) and all(isinstance(value, nodes.Name) and _bound_as_parameter(value) for value in values)
+    return isinstance(container, nodes.Name) and _bound_as_parameter(container)
+
+
+def _bound_as_parameter(name: nodes.Name) -> bool:
+    assignments = bindings(name)
+    return bool(assignments) and all(
+        isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Arguments)
+        for assignment in assignments)
 
 
 def _compared_with_command_line(node: nodes.NodeNG) -> bool:

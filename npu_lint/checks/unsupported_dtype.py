@@ -172,10 +172,13 @@ def _argument(call: nodes.Call, api: str, argument: str, method: bool) -> Option
     return call.args[position]
 
 
+MADE_FLOAT32 = "make the tensor float32 where it is made"
+
+
 def _cast_advice(dtype: str, allowed: Optional[Tuple[str, ...]], api: str = "") -> str:
     if api.startswith(COLLECTIVES) and dtype == "fp64" and (allowed is None or "fp32" in allowed):
         # in place: `dist.all_reduce(t.float())` would reduce a copy and drop the result
-        return "make the tensor float32 where it is made (the collective works on it in place, so a cast copy would lose the result)"
+        return MADE_FLOAT32 + " (the collective works on it in place, so a cast copy would lose the result)"
     if dtype == "fp64" and (allowed is None or "fp32" in allowed):
         return "cast to float32 first (`.float()`), or keep this computation on the CPU"
     if dtype == "complex128" and (allowed is None or "complex64" in allowed):
@@ -239,11 +242,19 @@ class DtypeUnsupportedByOperator(Check):
             if named != "dtype" and made_on_cpu(expression, ctx.text):
                 continue  # the float64 tensor is made on the CPU, where this computation stays
             allowed = facts.allowed(self.chip, argument)
+            workaround = _cast_advice(dtype, allowed, api)
+            about = (source,) if source is not None else ()
+            if source is None and workaround.startswith(MADE_FLOAT32) and isinstance(expression, nodes.Name):
+                # `t = torch.tensor([count, total], dtype=torch.float64)`, then `dist.all_reduce(t)`
+                # (torchvision references' SmoothedValue, copied into surya's rfdetr): the advice is
+                # to change the statement that made it, where NPU606's float64 is that same change
+                made = written_at(single_value(expression))
+                about = (made,) if made is not None else ()
             said = report_about(
-                ctx, self.rule, node, about=(source,) if source is not None else (), confidence=found[1], api=api,
+                ctx, self.rule, node, about=about, confidence=found[1], api=api,
                 argument=named, dtype=DTYPE_NAMES[dtype], expression=ctx.node_text(expression)[:40],
                 chip=chip_label(self.chip), list_version=self.list_version, release=self.release,
-                allowed=_allowed_text(allowed), workaround=_cast_advice(dtype, allowed, api))
+                allowed=_allowed_text(allowed), workaround=workaround)
             if said is not None and source is not None:
                 ctx.scratch.setdefault(self, {}).setdefault(source, []).append((said, node, api))
             return
