@@ -172,13 +172,15 @@ def _argument(call: nodes.Call, api: str, argument: str, method: bool) -> Option
     return call.args[position]
 
 
-MADE_FLOAT32 = "make the tensor float32 where it is made"
+def _made_float32_instead(dtype: str, allowed: Optional[Tuple[str, ...]], api: str) -> bool:
+    """A collective works on its float64 tensor in place: `dist.all_reduce(t.float())` would reduce
+    a copy and drop the result, so the change is where the tensor is made."""
+    return api.startswith(COLLECTIVES) and dtype == "fp64" and (allowed is None or "fp32" in allowed)
 
 
 def _cast_advice(dtype: str, allowed: Optional[Tuple[str, ...]], api: str = "") -> str:
-    if api.startswith(COLLECTIVES) and dtype == "fp64" and (allowed is None or "fp32" in allowed):
-        # in place: `dist.all_reduce(t.float())` would reduce a copy and drop the result
-        return MADE_FLOAT32 + " (the collective works on it in place, so a cast copy would lose the result)"
+    if _made_float32_instead(dtype, allowed, api):
+        return "make the tensor float32 where it is made (the collective works on it in place, so a cast copy would lose the result)"
     if dtype == "fp64" and (allowed is None or "fp32" in allowed):
         return "cast to float32 first (`.float()`), or keep this computation on the CPU"
     if dtype == "complex128" and (allowed is None or "complex64" in allowed):
@@ -244,7 +246,7 @@ class DtypeUnsupportedByOperator(Check):
             allowed = facts.allowed(self.chip, argument)
             workaround = _cast_advice(dtype, allowed, api)
             about = (source,) if source is not None else ()
-            if source is None and workaround.startswith(MADE_FLOAT32) and isinstance(expression, nodes.Name):
+            if source is None and _made_float32_instead(dtype, allowed, api) and isinstance(expression, nodes.Name):
                 # `t = torch.tensor([count, total], dtype=torch.float64)`, then `dist.all_reduce(t)`
                 # (torchvision references' SmoothedValue, copied into surya's rfdetr): the advice is
                 # to change the statement that made it, where NPU606's float64 is that same change
