@@ -23,6 +23,12 @@ with its fix shown, not applied: renamed alone, the NPU's counterpart would get 
 A rule with nothing to rename (NPU212's NCCL variables) is quiet in what a test's `assert` expects
 (`assert env_vars["NCCL_DEBUG"] == "WARN"`): it speaks where the code under test names the value.
 
+A rule with `shown_beside` (callees whose answer names the device a library was built for:
+ONNX Runtime's `get_device()`) shows its fix, not applies it, where the string's test stands in
+an `and`/`or` beside a test of such an answer: rembg's `device_type == "GPU" and
+"CUDAExecutionProvider" in providers` only ever holds on a CUDA build (onnxruntime-cann answers
+"CPU..."), so the renamed provider alone makes a branch no NPU takes.
+
 A string ending in a colon ("cuda:") is a prefix: it is matched where it is
 used as one, `s.startswith("cuda:")` and `"cuda:" + str(i)`.
 
@@ -46,11 +52,14 @@ from npu_lint.analysis.cuda_library_guards import (
     given_to_cuda_only_call,
     guards_cuda_library,
     picked_by_cuda_query,
+    test_expression,
 )
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.guards import guarded_by
 from npu_lint.analysis.failing_on_npu import fails_on_npu, rule_of
-from npu_lint.analysis.names import ATTRIBUTE_NODES, bindings, compared_operands, qualified_name, values_stored_in_self
+from npu_lint.analysis.names import (
+    ATTRIBUTE_NODES, bindings, compared_operands, qualified_name, single_value, values_stored_in_self
+)
 from npu_lint.analysis.not_values import given_by_pytest, keyed_by_device_type, literal_members_declaring, not_a_value
 from npu_lint.analysis.other_frameworks import other_framework_code
 from npu_lint.analysis.test_code import expected_by_test, expects_value_of_test_text
@@ -211,6 +220,9 @@ class StringCheck(Check):
         # comparison with the value that decides such code is that code's own test, and says no on
         # the NPU as it should (`(p, {"use_tf32": "0"}) if p == "CUDAExecutionProvider" else p`)
         self.quiet_deciding = frozenset(rule.match.get("quiet_deciding", ()))
+        # callees whose answer names the build's device (ONNX Runtime's `get_device()`): a test of
+        # it beside the string's own keeps the branch off the NPU, so the fix is shown, not applied
+        self.shown_beside = frozenset(rule.match.get("shown_beside", ()))
         # the values of a vocabulary a table of choices maps names to (ONNX Runtime's providers):
         # in such a table the CUDA entry is one choice, and the NPU's goes beside it
         self.choice_values = re.compile(rule.match["choice_values"]) if "choice_values" in rule.match else None
@@ -352,6 +364,11 @@ class StringCheck(Check):
             # flair's `("CUDAExecutionProvider", {..., "gpu_mem_limit": ..., "cudnn_conv_algo_search": ...})`
             edit, also = None, ()
             fix_message = f"Use `{replacement}` with options of its own: `{options}` is only `{value}`'s"
+        beside = _answer_tested_beside(expression, self.shown_beside) if edit is not None and self.shown_beside else None
+        if beside is not None:
+            edit, also = None, ()
+            fix_message = (f"Use `{replacement}`, and change the test of `{beside}()` beside it: "
+                           f"its answer names the device the library was built for, which the NPU's build does not")
         neutral = None
         if self.settings.strategy == "agnostic" and self.rule.agnostic:
             neutral = device_neutral.string_edit(ctx, node, self.rule.agnostic.get("expression", "device"))
@@ -673,6 +690,19 @@ def _compared_with_program_choice(node: nodes.NodeNG) -> bool:
     on the NPU. A device's `.type`, or a name assigned anything else, is reported."""
     others = _tested_against(node)
     return bool(others) and all(_holds_program_literal(operand) for operand in others)
+
+
+def _answer_tested_beside(expression: nodes.NodeNG, callees: frozenset[str]) -> str | None:
+    """The callee of `callees` whose answer a test joined to `expression`'s by `and`/`or` asks
+    about, called there or through a name assigned once from it (`device_type = ort.get_device()`)."""
+    _test, siblings = test_expression(expression)
+    for sibling in siblings:
+        for inner in sibling.nodes_of_class((nodes.Call, nodes.Name)):
+            call = single_value(inner) if isinstance(inner, nodes.Name) else inner
+            qname = qualified_name(call.func) if isinstance(call, nodes.Call) else None
+            if qname in callees:
+                return qname
+    return None
 
 
 def _searched_in_parameter(node: nodes.NodeNG) -> bool:

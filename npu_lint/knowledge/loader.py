@@ -29,7 +29,8 @@ KIND_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "string": {"pattern": str, "argument": str, "outside_argument": str, "replace": dict, "replace_part": dict,
                "triggers": list,
                "outside_wrapper": str, "only_in": str, "safe_in": str, "given_only": str,
-               "in_paths": bool, "quiet_deciding": list, "choice_values": str, "beside_in_lists": bool},
+               "in_paths": bool, "quiet_deciding": list, "choice_values": str, "beside_in_lists": bool,
+               "shown_beside": list},
     "import": {"modules": list, "suggestions": dict, "runs_on_npu": list, "used_only": bool},
     "check": {"check": str},
     "argument": {"calls": list, "argument": str, "position": int, "missing": bool, "values": list,
@@ -101,7 +102,8 @@ def _parse_match(kind: str, raw: Any, err) -> dict:
     for key in KIND_REQUIRED[kind]:
         if key not in raw:
             raise err(f"match.{key}", "missing")
-    for key in ("symbols", "prefixes", "methods", "modules", "calls", "values", "any_call", "unless_called"):
+    for key in ("symbols", "prefixes", "methods", "modules", "calls", "values", "any_call", "unless_called",
+                "shown_beside"):
         for item in raw.get(key, ()):
             _expect(item, str, lambda p, key=key: err(f"match.{key}", p))
     for keyword, texts in raw.get("quiet_with", {}).items():

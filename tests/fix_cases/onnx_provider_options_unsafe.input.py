@@ -26,3 +26,12 @@ def export_session(path, on_gpu):
 # Near miss: options the CANN provider takes too.
 def plain_session(path):
     return onnxruntime.InferenceSession(path, providers=[("CUDAExecutionProvider", {"device_id": 0})])
+
+
+# rembg 2.0's sessions/base.py: the provider is tested beside `get_device() == "GPU"`, which only a
+# CUDA or ROCm build answers, so the renamed provider alone would pick a branch no NPU takes.
+def session_providers(ort):
+    device_type = onnxruntime.get_device()
+    if device_type == "GPU" and "CUDAExecutionProvider" in onnxruntime.get_available_providers():
+        return ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    return ["CPUExecutionProvider"]
