@@ -142,3 +142,11 @@ def test_the_placeholders_a_kind_fills_and_doubled_braces_load():
     text = STRING_RULE.replace('message: "m"', 'message: "`{value}` -> `{replacement}` {{literal}}"')
     [rule] = parse_rule_file(text, "good.yaml")
     assert rule.format_message(value="a", replacement="b") == "`a` -> `b` {literal}"
+
+
+def test_shown_beside_names_callees():
+    text = STRING_RULE.replace("triggers: [nccl_custom]}", "triggers: [nccl_custom], shown_beside: %s}")
+    with pytest.raises(RuleDataError, match="field 'match.shown_beside'"):
+        parse_rule_file(text % "[3]", "bad.yaml")
+    [rule] = parse_rule_file(text % "[onnxruntime.get_device]", "ok.yaml")
+    assert rule.match["shown_beside"] == ["onnxruntime.get_device"]
