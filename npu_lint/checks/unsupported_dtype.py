@@ -20,7 +20,7 @@ from astroid import nodes
 from npu_lint.analysis.call_owners import add_related, drop, report_about
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import in_cpu_call, made_on_cpu
-from npu_lint.analysis.names import keyword, qualified_name, single_value
+from npu_lint.analysis.names import bindings, imported_name, keyword, qualified_name, single_value
 from npu_lint.analysis.not_values import comparison_of
 from npu_lint.checks.base import Check
 from npu_lint.checks.operator_calls import (
@@ -340,11 +340,23 @@ def _argument_of_torch_npu_call(node: nodes.NodeNG) -> bool:
         parent = parent.parent
     if not isinstance(parent, nodes.Call) or parent.func is node:
         return False
-    callee = qualified_name(parent.func) or ""
+    callee = qualified_name(parent.func) or _imported_in_try(parent.func) or ""
     # `torch.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)` (simpletransformers'
     # models): torch.ao's quantization flow makes a model for its CPU engines (fbgemm, qnnpack) on
     # every platform, so the dtype it is given asks nothing of the NPU.
     return callee.startswith(("torch_npu.", "torch.ops.npu.", "torch.quantization.", "torch.ao.quantization."))
+
+
+def _imported_in_try(callee: nodes.NodeNG) -> Optional[str]:
+    """What a `try:` imports under the callee's name, when its `except ImportError:` binds a
+    stand-in for older torch (mmrazor's `from torch.ao.quantization.backend_config import
+    DTypeConfig`, else `DTypeConfig = get_placeholder('torch>=1.13')`): where the import works, the
+    call is the imported one."""
+    if not isinstance(callee, nodes.Name):
+        return None
+    imported = [binding for binding in bindings(callee) if isinstance(binding, nodes.ImportFrom)
+                and isinstance(binding.parent, nodes.Try) and any(binding is item for item in binding.parent.body)]
+    return imported_name(imported[0], callee.name) if len(imported) == 1 else None
 
 
 # torch's dtype names, as a table lists them (`torch.float16`, `torch.uint64`, `torch.quint8`)
