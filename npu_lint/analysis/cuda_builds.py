@@ -3,7 +3,8 @@ nvcc flags (`extra_cuda_cflags`) or with a `.cu` file among its sources, `load_i
 cuda_sources=...)`; at install time `CUDAExtension` (NPU410). Also the names a module binds to such a
 run-time build, or by import to a CUDA extension its project's setup.py builds
 (config/cuda_extensions.py: basicsr's `from . import upfirdn2d_ext`), which hold its CUDA kernels, and the
-project modules that build CUDA code at run time when they are imported (cogdl's operators/spmm.py)."""
+project modules that build CUDA code at run time when they are imported (cogdl's operators/spmm.py),
+and the `torch.ops` calls of a module that builds its CUDA code into torch's op registry (rwkv)."""
 from __future__ import annotations
 
 import ast
@@ -29,6 +30,11 @@ _CUDA_SOURCE = re.compile(r"\.cu$")
 _BUILT_NAMES = "_npu_lint_cuda_built_names"
 _PREBUILT_NAMES = "_npu_lint_prebuilt_cuda_names"
 _SHORTEST_NAME = 4
+_OP_LIBRARY = "_npu_lint_cuda_op_library"
+# torch's own op namespaces and its domain libraries': no run-time build of the module registers them
+_TORCH_OP_NAMESPACES = frozenset({"aten", "prims", "quantized", "_quantized", "npu", "higher_order", "profiler",
+                                  "c10d", "_c10d_functional", "c10d_functional", "_dtensor", "inductor", "mkldnn",
+                                  "onednn", "torchvision", "image", "torchaudio"})
 _CPP_EXTENSION = "torch.utils.cpp_extension"
 _BUILDER_NAMES = ("load", "load_inline")
 MAX_CACHED = 2048
@@ -102,6 +108,37 @@ def built_module_names(module: nodes.Module) -> frozenset[str]:
             names = frozenset(filter(None, (_built_name(call) for call in module.nodes_of_class(nodes.Call))))
         setattr(module, _BUILT_NAMES, names)
     return names
+
+
+def op_of_own_build(attribute: nodes.Attribute) -> bool:
+    """Is `attribute` `torch.ops.<namespace>.<op>` in a module that builds CUDA code at run time into
+    torch's op registry (`load(..., sources=[..."operators.cu"], is_python_module=False)`: rwkv 0.8's
+    model.py, which then calls `torch.ops.rwkv.gemm_fp16_cublas`)? The namespace is the C++
+    source's (`TORCH_LIBRARY(rwkv, m)`), which Python does not show, so any namespace counts but
+    torch's own and its domain libraries' (`aten`, `torchvision`, `image`), which run elsewhere too."""
+    namespace = attribute.expr
+    return isinstance(namespace, nodes.Attribute) and namespace.attrname not in _TORCH_OP_NAMESPACES \
+        and isinstance(namespace.expr, nodes.Attribute) and namespace.expr.attrname == "ops" \
+        and _loads_op_library(attribute.root()) and qualified_name(namespace.expr) == "torch.ops"
+
+
+def _loads_op_library(module: nodes.Module) -> bool:
+    """Does the module build CUDA code with `load(..., is_python_module=False)`? Computed once; only
+    modules that import torch.utils look."""
+    found = getattr(module, _OP_LIBRARY, None)
+    if found is None:
+        found = any(imported.startswith("torch.utils") for imported in facts_of(module).imported) and any(
+            _builder_name(call) and any(keyword.arg == "is_python_module" and isinstance(keyword.value, nodes.Const)
+                                        and keyword.value.value is False for keyword in call.keywords or ())
+            and cuda_build_argument(call) is not None
+            for call in module.nodes_of_class(nodes.Call))
+        setattr(module, _OP_LIBRARY, found)
+    return found
+
+
+def _builder_name(call: nodes.Call) -> bool:
+    func = call.func
+    return (func.name if isinstance(func, nodes.Name) else getattr(func, "attrname", None)) in _BUILDER_NAMES
 
 
 def imports_cuda_build(statement: nodes.Import, bound: str) -> bool:

@@ -85,7 +85,7 @@ from astroid import nodes
 from npu_lint.analysis.arguments import argument_role, tables
 from npu_lint.analysis.cpu_device import explicitly_on_cpu
 from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, CUDA_TOOLKIT_HOME, cuda_build_argument, \
-    extension_short_names, imported_cuda_build_module, imports_cuda_build
+    extension_short_names, imported_cuda_build_module, imports_cuda_build, op_of_own_build
 from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, method_running_kernel, runs_cuda_kernel
 from npu_lint.analysis.extension_flags import extension_of_flag
 from npu_lint.analysis.forwarded_keywords import hands_keyword_to_library
@@ -1250,6 +1250,9 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             return f"`{node.attrname}`"
         if isinstance(node, nodes.Attribute) and _custom_op_named_for_cuda(node):
             return f"`torch.ops.{node.expr.attrname}.{node.attrname}` (a custom op named for CUDA)"
+        if isinstance(node, nodes.Attribute) and op_of_own_build(node):
+            # `if a.device.type == 'cuda': torch.ops.rwkv.gemm_fp16_cublas(a, b, c)` (rwkv's model.py)
+            return f"`torch.ops.{node.expr.attrname}.{node.attrname}` (an op of this module's CUDA build)"
         if isinstance(node, nodes.Attribute) and _held_by_instance(node):
             return f"`self.{node.attrname}` (a CUDA build of this module)"
         if isinstance(node, nodes.Attribute) and isinstance(node.parent, nodes.Call) and node.parent.func is node \

@@ -59,6 +59,20 @@ def in_test_function(node: nodes.NodeNG) -> bool:
     return _test_function(node) is not None
 
 
+def for_test(node: nodes.NodeNG) -> bool:
+    """Is `node` inside a test function, or in a decorator of one (sbi's
+    tests/user_input_checks_test.py: `@pytest.mark.parametrize("prior", [BoxUniform(zeros(3,
+    dtype=torch.float64), ...)])`, values that only the test is called with)?"""
+    if in_test_function(node):
+        return True
+    holder = node.parent
+    while holder is not None and not isinstance(holder, (nodes.Decorators, nodes.Module)):
+        holder = holder.parent
+    function = holder.parent if isinstance(holder, nodes.Decorators) else None
+    return isinstance(function, nodes.FunctionDef) and (
+        _test_name(function) or _private_test_body(function) or in_test_function(function))
+
+
 def _test_function(node: nodes.NodeNG) -> nodes.FunctionDef | None:
     """The innermost function around `node` that runs only for tests, if any."""
     scope = node.scope()

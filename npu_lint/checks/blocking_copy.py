@@ -7,7 +7,9 @@ when the call names a device, not a dtype or the CPU, nor the device the tensor 
 (`x.detach().clone().to(x.device)`, torchmetrics' Metric caching its states: no copy leaves the
 device, so nothing waits for the host), nor a tensor a torch factory has just made on the host
 (`torch.full(shape, 0).to(mask.device)`, `torch.from_numpy(a).to(device)`): its memory is
-pageable, so `non_blocking=True` gains nothing; making it on the device is what would help. A
+pageable, so `non_blocking=True` gains nothing; making it on the device is what would help. A loop
+over a Module's own tensors, or over the keys of a checkpoint `torch.load` read (rwkv), moves the
+weights once as the model is set up. A
 test's loop (pytorch-ignite's metric tests move random batches per iteration) is left alone, as
 the other advice for training code leaves tests: how fast a test copies is not what it checks.
 """
@@ -18,7 +20,7 @@ from astroid import nodes
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import is_cpu_device, made_on_cpu
 from npu_lint.analysis.loops import enclosing_loop
-from npu_lint.analysis.names import identifier_words, keyword, qualified_name, single_value
+from npu_lint.analysis.names import identifier_words, keyword, qualified_name, single_value, values_stored_in_self
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.analysis.test_code import in_test_function
 from npu_lint.checks.base import Check
@@ -31,6 +33,12 @@ _DEVICE_WORDS = ("device", "dev", "gpu", "npu", "cuda", "rank")
 # each fusion layer it finds in `layer.modules()`): parts of the model, moved as it is set up.
 _MODULE_PARTS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "state_dict",
                            "modules", "named_modules", "children", "named_children"})
+
+
+# Reading a checkpoint's tensors: `torch.load` and safetensors' loaders give a name -> tensor mapping.
+_CHECKPOINT_LOADERS = frozenset({"torch.load", "safetensors.torch.load_file", "safetensors.torch.load"})
+_MAPPING_VIEWS = frozenset({"keys", "items", "values"})
+_COPIES = frozenset({"list", "sorted", "tuple", "enumerate", "reversed"})
 
 
 def _names_a_device(call: nodes.Call, ctx: ModuleContext) -> bool:
@@ -99,6 +107,55 @@ def _over_module_parts(loop: nodes.NodeNG) -> bool:
     return False
 
 
+def _over_checkpoint(loop: nodes.NodeNG) -> bool:
+    """`for x in keys: w[x] = w[x].to(device=DEVICE)` after `w = torch.load(path, map_location="cpu")`
+    and `keys = list(w.keys())` (rwkv 0.8's model.py): the loop walks the keys, items or values of a
+    checkpoint that `torch.load` read (also through a dict that renames its keys), moving each weight
+    once as the model is set up, not a batch per step."""
+    iterable = loop.iter if isinstance(loop, (nodes.For, nodes.AsyncFor)) else None
+    return iterable is not None and _entries_of_checkpoint(iterable, set())
+
+
+def _entries_of_checkpoint(node: nodes.NodeNG, seen: set[int]) -> bool:
+    """`w.keys()`, `list(w.items())`, or a name assigned one, where `w` holds a loaded checkpoint."""
+    if id(node) in seen:
+        return False
+    seen.add(id(node))
+    if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and not node.args \
+            and node.func.attrname in _MAPPING_VIEWS:
+        return _loaded_checkpoint(node.func.expr, seen)
+    if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and node.func.name in _COPIES \
+            and len(node.args) == 1:
+        return _entries_of_checkpoint(node.args[0], seen)
+    return isinstance(node, nodes.Name) and any(_entries_of_checkpoint(value, seen) for value in _assigned(node))
+
+
+def _loaded_checkpoint(node: nodes.NodeNG, seen: set[int]) -> bool:
+    """Does `node` hold what `torch.load` returned: the call, a name or `self.<name>` assigned it, or a
+    dict comprehension over its items (`{k.replace(...): v for k, v in w.items()}`)?"""
+    if id(node) in seen:
+        return False
+    seen.add(id(node))
+    if isinstance(node, nodes.Call):
+        return qualified_name(node.func) in _CHECKPOINT_LOADERS
+    if isinstance(node, nodes.DictComp) and len(node.generators) == 1:
+        return _entries_of_checkpoint(node.generators[0].iter, seen)
+    if isinstance(node, nodes.Name):
+        return any(_loaded_checkpoint(value, seen) for value in _assigned(node))
+    return isinstance(node, nodes.Attribute) and any(
+        _loaded_checkpoint(value, seen) for value in values_stored_in_self(node) or ())
+
+
+def _assigned(name: nodes.Name) -> list[nodes.NodeNG]:
+    """The values of the plain assignments that `name` may read."""
+    try:
+        _scope, assignments = name.lookup(name.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return []
+    return [assignment.parent.value for assignment in assignments
+            if isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)]
+
+
 def _fresh_host_tensor(receiver: nodes.NodeNG, ctx: ModuleContext) -> bool:
     """A tensor a torch factory has just made on the host, so in pageable memory (adapters'
     `torch.full(ones_shape, prefix_value, dtype=mask.dtype).to(mask.device)`, a tensor of numpy's):
@@ -128,7 +185,8 @@ class BlockingCopy(Check):
         if func.attrname in DEVICE_METHODS and len(node.args) >= 2:
             return  # .cuda(device, non_blocking) positionally
         loop = enclosing_loop(node)
-        if qualified_name(func.expr) is not None or loop is None or _over_module_parts(loop):
+        if qualified_name(func.expr) is not None or loop is None or _over_module_parts(loop) \
+                or _over_checkpoint(loop):
             return
         receiver = ctx.node_text(func.expr).rsplit(".", 1)[-1].lower()
         if "model" in receiver or "module" in receiver:

@@ -3,7 +3,9 @@
 
 A comparison (`x.dtype == torch.float64`) asks nothing and is left alone, and so is a call that
 names the CPU (`device="cpu"`) or works on a tensor visibly on it (`x.cpu().double()`, or
-`y.double().numpy()`: `.numpy()` raises for a device tensor, so `y` is on the host).
+`y.double().numpy()`: `.numpy()` raises for a device tensor, so `y` is on the host). Code that
+runs only for tests (a test function, the parameters its decorators hand it: analysis/test_code.py)
+asks for float64 to check numerics or a dtype cast, not for a training loop's speed.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import explicitly_on_cpu, says_cpu
 from npu_lint.analysis.names import last_name, qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
+from npu_lint.analysis.test_code import for_test
 from npu_lint.checks.base import Check
 
 FLOAT64 = frozenset({"torch.float64", "torch.double", "torch.DoubleTensor", "torch.complex128", "torch.cdouble"})
@@ -32,19 +35,28 @@ class Float64Use(Check):
             return  # `torch.eye(3, dtype=torch.float64, device="cpu")`, `x.cpu().double()`: not the NPU's
         if _read_by_numpy(node):
             return  # `y.double().numpy()`: `.numpy()` takes a host tensor only, so `y` is on the CPU
-        for keyword in node.keywords or ():
-            if keyword.arg == "dtype" and qualified_name(keyword.value) in FLOAT64:
-                report_about(ctx, self.rule, keyword, what=ctx.node_text(keyword))
-                return
-        name = last_name(func)
-        if name in TAKES_DTYPE and node.args and qualified_name(node.args[0]) in FLOAT64:
-            report_about(ctx, self.rule, node, what=ctx.node_text(node))
-        elif name == "double" and isinstance(func, nodes.Attribute) and not node.args and (
-                qualified_name(func.expr) is None and receiver_kind(func.expr) is not ReceiverKind.OTHER):
-            report_about(ctx, self.rule, node, what=ctx.node_text(node))
+        place = _asks_float64(node)
+        if place is not None and not for_test(node):
+            # not sbi's `estimator.double()` in a test of the dtype cast: what it checks, not speed
+            report_about(ctx, self.rule, place, what=ctx.node_text(place))
 
     def leave_module(self, ctx: ModuleContext) -> None:
         give_way(ctx, self.rule.code)  # NPU304 names the operator that gets this float64
+
+
+def _asks_float64(node: nodes.Call) -> nodes.NodeNG | None:
+    """Where the call asks for float64: its `dtype=` keyword, or the call itself, else None."""
+    func = node.func
+    for keyword in node.keywords or ():
+        if keyword.arg == "dtype" and qualified_name(keyword.value) in FLOAT64:
+            return keyword
+    name = last_name(func)
+    if name in TAKES_DTYPE and node.args and qualified_name(node.args[0]) in FLOAT64:
+        return node
+    if name == "double" and isinstance(func, nodes.Attribute) and not node.args and (
+            qualified_name(func.expr) is None and receiver_kind(func.expr) is not ReceiverKind.OTHER):
+        return node
+    return None
 
 
 def _read_by_numpy(call: nodes.Call) -> bool:
