@@ -108,6 +108,9 @@ _CUDA_BUILD_SETTING = re.compile(r"^(nvcc|(\w+_)?WITH_CUDA)$")
 _CUDA_COMPILER_PATH = re.compile(r"(^|[/\\])nvcc(\.exe)?$")
 _DEFINITIONS = (nodes.FunctionDef, nodes.ClassDef)
 _CUDNN = "torch.backends.cudnn"
+# torch's context managers that choose CUDA's scaled-dot-product-attention kernels, which do not
+# choose torch_npu's (NPU131)
+_SDPA_CHOICES = frozenset({"torch.backends.cuda.sdp_kernel", "torch.nn.attention.sdpa_kernel"})
 # The distribution name at the start of a pip requirement (`paddlepaddle-gpu>=3.0.0`)
 _REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?=\s*(\[|[<>=!~;]|$))")
 
@@ -174,8 +177,12 @@ def picks_cudnn_setting(node: nodes.NodeNG) -> bool:
     torch.backends.cudnn.benchmark = True`: the CUDA side only sets cuDNN, which the NPU does not
     use, and the other side does nothing. NPU130 reports the setting; the test says nothing more
     about the NPU, and `.is_npu` would only run a setting that does nothing there (behind
-    rf-detr's lock, which serialises every call). Not under transfer_to_npu's NPU194: the setting
-    does as little there."""
+    rf-detr's lock, which serialises every call). So does a test whose CUDA side returns such a
+    context, or one that chooses CUDA's attention kernels, and whose other side returns one that
+    does nothing (WhisperSpeech's inference_context: `if torch.cuda.is_available(): return
+    torch.backends.cuda.sdp_kernel(enable_flash=False, ...)` / `else: return nullcontext()`;
+    NPU131 reports the switch). Not under transfer_to_npu's NPU194: the setting does as little
+    there."""
     test, siblings = test_expression(node)
     if siblings or (test is node and isinstance(node, (nodes.Const, nodes.JoinedStr))):
         return False
@@ -186,15 +193,27 @@ def picks_cudnn_setting(node: nodes.NodeNG) -> bool:
         else (parent.orelse, parent.body)
     if isinstance(parent, nodes.IfExp):
         return _cudnn_context(cuda_side) and _no_context(other_side)
+    if _returned_context(cuda_side, _cudnn_context):
+        # `else: return nullcontext()`, or the `return nullcontext()` right after the `if`
+        after = other_side or ([parent.next_sibling()] if parent.next_sibling() is not None else [])
+        return _returned_context(after, _no_context)
     return bool(cuda_side) and not other_side and all(_sets_cudnn(statement) for statement in cuda_side)
 
 
+def _returned_context(statements: list[nodes.NodeNG], kind) -> bool:
+    """Is `statements` one `return` of a context manager of that kind?"""
+    return len(statements) == 1 and isinstance(statements[0], nodes.Return) and statements[0].value is not None \
+        and kind(statements[0].value)
+
+
 def _cudnn_context(expression: nodes.NodeNG) -> bool:
-    """`torch.backends.cudnn.flags(enabled=False)`, or a call of the module's own function whose
-    body only enters it (with a lock of its own beside it) and yields."""
+    """`torch.backends.cudnn.flags(enabled=False)`, `torch.backends.cuda.sdp_kernel(...)`, or a
+    call of the module's own function whose body only enters one (with a lock of its own beside
+    it) and yields."""
     if not isinstance(expression, nodes.Call):
         return False
-    if (qualified_name(expression.func) or "").startswith(_CUDNN + "."):
+    callee = qualified_name(expression.func) or ""
+    if callee.startswith(_CUDNN + ".") or callee in _SDPA_CHOICES:
         return True
     if not isinstance(expression.func, nodes.Name):
         return False
