@@ -990,6 +990,9 @@ def _picks_counterpart(test: nodes.NodeNG) -> bool:
     (`cuda_grad_params.append(p)`, `DeviceGPU()`) are where NPU values belong."""
     parent = test.parent
     if isinstance(parent, nodes.IfExp) and parent.test is test:
+        if any(_device_shapes(_function_reference(side))[0] and _own_torch_function(side)
+               for side in (parent.body, parent.orelse)):
+            return False  # `shift_gpu if x.device.type == "cuda" else shift_cpu`: the faster torch code
         sides = [_function_reference(parent.body), _function_reference(parent.orelse)]
     elif isinstance(parent, nodes.If) and parent.test is test and parent.orelse:
         if _picks_cuda_function(parent.body) and _raises_only(parent.orelse):
@@ -1005,6 +1008,39 @@ def _picks_counterpart(test: nodes.NodeNG) -> bool:
         return False
     (cuda_a, cpu_a), (cuda_b, cpu_b) = (_device_shapes(side) for side in sides)
     return bool(cuda_a & cpu_b or cpu_a & cuda_b)
+
+
+def _own_torch_function(reference: nodes.NodeNG) -> bool:
+    """`shift_gpu` of `shift = shift_gpu if samples.device.type == "cuda" else shift_cpu`
+    (torch-audiomentations' Shift: `torch.gather` over the whole batch, where `shift_cpu` rolls one
+    sample at a time after `.item()`): a function of the module, undecorated, that imports nothing
+    and calls only torch, builtins and the values it holds. It is the faster torch code for an
+    accelerator, not a CUDA build's, and the NPU should take it too."""
+    if not isinstance(reference, nodes.Name):
+        return False
+    definitions = reference.root().locals.get(reference.name, ())
+    if len(definitions) != 1 or not isinstance(definitions[0], nodes.FunctionDef) or definitions[0].decorators:
+        return False
+    function = definitions[0]
+    if any(True for _ in function.nodes_of_class((nodes.Import, nodes.ImportFrom))):
+        return False
+    for call in function.nodes_of_class(nodes.Call):
+        root = call.func
+        while isinstance(root, nodes.Attribute):
+            root = root.expr
+        if not isinstance(root, nodes.Name):
+            continue  # a method of a value the function made
+        bound_by = bindings(root)
+        if not bound_by:
+            return False
+        for bound in bound_by:
+            if bound.root().name == "builtins" or bound.scope() is function:
+                continue  # `range(...)`, a parameter's or a local tensor's method
+            if isinstance(bound, (nodes.Import, nodes.ImportFrom)) \
+                    and (qualified_name(call.func) or "").startswith("torch."):
+                continue
+            return False
+    return True
 
 
 def _setting_kept_only_for_cuda(cuda_side: nodes.NodeNG, other_side: nodes.NodeNG) -> bool:
