@@ -108,6 +108,9 @@ _CUDA_BUILD_SETTING = re.compile(r"^(nvcc|(\w+_)?WITH_CUDA)$")
 _CUDA_COMPILER_PATH = re.compile(r"(^|[/\\])nvcc(\.exe)?$")
 _DEFINITIONS = (nodes.FunctionDef, nodes.ClassDef)
 _CUDNN = "torch.backends.cudnn"
+# torch's context managers that choose CUDA's scaled-dot-product-attention kernels, which do not
+# choose torch_npu's (NPU131)
+_SDPA_CHOICES = frozenset({"torch.backends.cuda.sdp_kernel", "torch.nn.attention.sdpa_kernel"})
 # The distribution name at the start of a pip requirement (`paddlepaddle-gpu>=3.0.0`)
 _REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?=\s*(\[|[<>=!~;]|$))")
 
@@ -174,8 +177,12 @@ def picks_cudnn_setting(node: nodes.NodeNG) -> bool:
     torch.backends.cudnn.benchmark = True`: the CUDA side only sets cuDNN, which the NPU does not
     use, and the other side does nothing. NPU130 reports the setting; the test says nothing more
     about the NPU, and `.is_npu` would only run a setting that does nothing there (behind
-    rf-detr's lock, which serialises every call). Not under transfer_to_npu's NPU194: the setting
-    does as little there."""
+    rf-detr's lock, which serialises every call). So does a test whose CUDA side returns such a
+    context, or one that chooses CUDA's attention kernels, and whose other side returns one that
+    does nothing (WhisperSpeech's inference_context: `if torch.cuda.is_available(): return
+    torch.backends.cuda.sdp_kernel(enable_flash=False, ...)` / `else: return nullcontext()`;
+    NPU131 reports the switch). Not under transfer_to_npu's NPU194: the setting does as little
+    there."""
     test, siblings = test_expression(node)
     if siblings or (test is node and isinstance(node, (nodes.Const, nodes.JoinedStr))):
         return False
@@ -186,15 +193,27 @@ def picks_cudnn_setting(node: nodes.NodeNG) -> bool:
         else (parent.orelse, parent.body)
     if isinstance(parent, nodes.IfExp):
         return _cudnn_context(cuda_side) and _no_context(other_side)
+    if _returned_context(cuda_side, _cudnn_context):
+        # `else: return nullcontext()`, or the `return nullcontext()` right after the `if`
+        after = other_side or ([parent.next_sibling()] if parent.next_sibling() is not None else [])
+        return _returned_context(after, _no_context)
     return bool(cuda_side) and not other_side and all(_sets_cudnn(statement) for statement in cuda_side)
 
 
+def _returned_context(statements: list[nodes.NodeNG], kind) -> bool:
+    """Is `statements` one `return` of a context manager of that kind?"""
+    return len(statements) == 1 and isinstance(statements[0], nodes.Return) and statements[0].value is not None \
+        and kind(statements[0].value)
+
+
 def _cudnn_context(expression: nodes.NodeNG) -> bool:
-    """`torch.backends.cudnn.flags(enabled=False)`, or a call of the module's own function whose
-    body only enters it (with a lock of its own beside it) and yields."""
+    """`torch.backends.cudnn.flags(enabled=False)`, `torch.backends.cuda.sdp_kernel(...)`, or a
+    call of the module's own function whose body only enters one (with a lock of its own beside
+    it) and yields."""
     if not isinstance(expression, nodes.Call):
         return False
-    if (qualified_name(expression.func) or "").startswith(_CUDNN + "."):
+    callee = qualified_name(expression.func) or ""
+    if callee.startswith(_CUDNN + ".") or callee in _SDPA_CHOICES:
         return True
     if not isinstance(expression.func, nodes.Name):
         return False
@@ -990,6 +1009,9 @@ def _picks_counterpart(test: nodes.NodeNG) -> bool:
     (`cuda_grad_params.append(p)`, `DeviceGPU()`) are where NPU values belong."""
     parent = test.parent
     if isinstance(parent, nodes.IfExp) and parent.test is test:
+        if any(_device_shapes(_function_reference(side))[0] and _own_torch_function(side)
+               for side in (parent.body, parent.orelse)):
+            return False  # `shift_gpu if x.device.type == "cuda" else shift_cpu`: the faster torch code
         sides = [_function_reference(parent.body), _function_reference(parent.orelse)]
     elif isinstance(parent, nodes.If) and parent.test is test and parent.orelse:
         if _picks_cuda_function(parent.body) and _raises_only(parent.orelse):
@@ -1005,6 +1027,39 @@ def _picks_counterpart(test: nodes.NodeNG) -> bool:
         return False
     (cuda_a, cpu_a), (cuda_b, cpu_b) = (_device_shapes(side) for side in sides)
     return bool(cuda_a & cpu_b or cpu_a & cuda_b)
+
+
+def _own_torch_function(reference: nodes.NodeNG) -> bool:
+    """`shift_gpu` of `shift = shift_gpu if samples.device.type == "cuda" else shift_cpu`
+    (torch-audiomentations' Shift: `torch.gather` over the whole batch, where `shift_cpu` rolls one
+    sample at a time after `.item()`): a function of the module, undecorated, that imports nothing
+    and calls only torch, builtins and the values it holds. It is the faster torch code for an
+    accelerator, not a CUDA build's, and the NPU should take it too."""
+    if not isinstance(reference, nodes.Name):
+        return False
+    definitions = reference.root().locals.get(reference.name, ())
+    if len(definitions) != 1 or not isinstance(definitions[0], nodes.FunctionDef) or definitions[0].decorators:
+        return False
+    function = definitions[0]
+    if any(True for _ in function.nodes_of_class((nodes.Import, nodes.ImportFrom))):
+        return False
+    for call in function.nodes_of_class(nodes.Call):
+        root = call.func
+        while isinstance(root, nodes.Attribute):
+            root = root.expr
+        if not isinstance(root, nodes.Name):
+            continue  # a method of a value the function made
+        bound_by = bindings(root)
+        if not bound_by:
+            return False
+        for bound in bound_by:
+            if bound.root().name == "builtins" or bound.scope() is function:
+                continue  # `range(...)`, a parameter's or a local tensor's method
+            if isinstance(bound, (nodes.Import, nodes.ImportFrom)) \
+                    and (qualified_name(call.func) or "").startswith("torch."):
+                continue
+            return False
+    return True
 
 
 def _setting_kept_only_for_cuda(cuda_side: nodes.NodeNG, other_side: nodes.NodeNG) -> bool:

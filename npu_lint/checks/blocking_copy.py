@@ -84,7 +84,10 @@ def _built_here(receiver: nodes.NodeNG) -> bool:
     """A class called by its CamelCase name outside torch (botorch's map_saas.py builds
     `MaternKernel(nu=2.5, ...).to(dtype=dtype, device=device)` once per pass of its loop): a
     module or a model moved once, as it is made, not a batch; torch's own (`torch.Tensor(...)`)
-    are left to inference."""
+    are left to inference. So is a local name given one such object (open-unmix's
+    `target_unmix = OpenUnmix(...)`, then `target_unmix.to(device)` once per target model)."""
+    if isinstance(receiver, nodes.Name):
+        receiver = single_value(receiver)
     if not isinstance(receiver, nodes.Call):
         return False
     callee = receiver.func

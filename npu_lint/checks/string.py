@@ -840,18 +840,48 @@ def _holds_program_literal(operand: nodes.NodeNG, depth: int = 0) -> bool:
     `summary(model, input_size, batch_size=-1, device="cuda")`, then `device = device.lower()` and
     `if device == "cuda" and torch.cuda.is_available():`; a caller that passes a string passes
     its own, which the patch leaves as it is), also after a method that only changes its case or
-    whitespace."""
+    whitespace. So does `str(name)` of such a name (stable-ts's `if 'cuda' in str(device):` of a
+    parameter `device: str = "cuda"`), and a parameter whose default is None that the function
+    fills with one of its own literals (stable-ts's demucs_audio and load_model: `if device is
+    None: device = "cuda" if torch.cuda.is_available() else "cpu"`), as CHGNet's `use_device or
+    ("cuda" if ... else "cpu")` does."""
+    text_of = _str_of(operand)
+    if text_of is not None:
+        operand = text_of
     if isinstance(operand, nodes.Attribute):
         return _instance_holds_program_literal(operand)
     if not isinstance(operand, nodes.Name) or depth > 3:
         return False
     assignments = bindings(operand)
+    picked = [assignment for assignment in assignments
+              if isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)
+              and (_literal_choice(assignment.parent.value) or _recased(assignment.parent.value, depth))]
     return bool(assignments) and all(
-        isinstance(assignment, nodes.AssignName) and (
-            isinstance(assignment.parent, nodes.Assign) and (
-                _literal_choice(assignment.parent.value) or _recased(assignment.parent.value, depth))
-            or _string_parameter(assignment))
+        assignment in picked or isinstance(assignment, nodes.AssignName) and (
+            _string_parameter(assignment) or (bool(picked) and _none_parameter(assignment)))
         for assignment in assignments)
+
+
+def _str_of(operand: nodes.NodeNG) -> nodes.NodeNG | None:
+    """`x` of `str(x)`, the builtin's call (a text is itself), else None."""
+    if not (isinstance(operand, nodes.Call) and isinstance(operand.func, nodes.Name) and operand.func.name == "str"
+            and len(operand.args) == 1 and not operand.keywords):
+        return None
+    if any(bound.root().name != "builtins" for bound in bindings(operand.func)):
+        return None  # a `str` of the module's own
+    return operand.args[0]
+
+
+def _none_parameter(assignment: nodes.AssignName) -> bool:
+    """A parameter whose default is None (`device=None`)."""
+    arguments = assignment.parent
+    if not isinstance(arguments, nodes.Arguments):
+        return False
+    try:
+        default = arguments.default_value(assignment.name)
+    except Exception:  # astroid's NoDefault
+        return False
+    return isinstance(default, nodes.Const) and default.value is None
 
 
 _RECASING = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rstrip"})

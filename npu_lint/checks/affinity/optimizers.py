@@ -3,7 +3,7 @@
 `torch.optim.AdamW(...)` -> `torch_npu.optim.NpuFusedAdamW(...)`: the arguments carry over when the
 call passes only parameters the fused class has (in its order, with torch's defaults), so the
 rewrite is mechanical; it still changes behaviour (fp32/fp16 parameters only, no re-allocation),
-hence unsafe. `fused=True` already asks torch for a fused step: quiet.
+hence unsafe. `fused=True`, or a test given as `fused=`, already asks torch for a fused step: quiet.
 `torch.nn.utils.clip_grad_norm_` -> the fused optimizer's `clip_grad_norm_fused_`: display only.
 """
 from __future__ import annotations
@@ -46,7 +46,7 @@ class OptimizerHasNpuFused(AffinityCheck):
         name = _optimizer_name(qualified_name(node.func))
         counterpart = self.table.get(name or "")
         fused_flag = keyword(node, "fused")
-        if counterpart is None or (isinstance(fused_flag, nodes.Const) and fused_flag.value is True):
+        if counterpart is None or _asks_for_fused(fused_flag):
             return
         operator = self.available("npu_fused_optimizers")
         if operator is None:
@@ -83,3 +83,12 @@ class ClipGradNormHasFused(AffinityCheck):
         operator = self.available("npu_fused_optimizers")
         if operator is not None:
             self.report(ctx, node, operator)
+
+
+def _asks_for_fused(flag: nodes.NodeNG | None) -> bool:
+    """`fused=True`, or a test that says when (WhisperSpeech's `fused=device != 'cpu'`, true on the
+    NPU too): the code asks for torch's own fused step. Not `fused=False` or `fused=None`."""
+    if flag is None:
+        return False
+    return not isinstance(flag, nodes.Const) or flag.value is True
+
