@@ -96,14 +96,19 @@ def in_cpu_call(node: nodes.NodeNG) -> bool:
 # (`torch.tensor`/`torch.as_tensor` only of Python values: they keep the device of a tensor).
 _CPU_FACTORIES = frozenset(f"torch.{name}" for name in (
     "linspace", "logspace", "arange", "range", "zeros", "ones", "empty", "full", "eye", "rand", "randn",
-    "randint", "randperm", "Tensor", "DoubleTensor"))
+    "randint", "randperm", "Tensor", "DoubleTensor",
+    # the legacy typed constructors, CPU tensors too (`torch.FloatTensor(*img.size())`, ART's GRAPHITE)
+    "FloatTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
+    "ByteTensor", "BoolTensor"))
 _PYTHON_VALUES = (nodes.Const, nodes.List, nodes.Tuple, nodes.ListComp)
 # Libraries whose functions return arrays in host memory.
 _HOST_LIBRARIES = frozenset({"numpy", "scipy"})
 # Tensor methods whose result stays on their receiver's device.
 _SAME_DEVICE = frozenset({
     "double", "float", "view", "reshape", "contiguous", "clone", "t", "transpose", "permute", "squeeze",
-    "unsqueeze", "flatten", "detach", "expand", "repeat", "abs", "neg", "exp", "log", "sqrt", "sum", "mean"})
+    "unsqueeze", "flatten", "detach", "expand", "repeat", "abs", "neg", "exp", "log", "sqrt", "sum", "mean",
+    # filled in place where it is (`torch.FloatTensor(n).uniform_(lo, hi)`)
+    "uniform_", "normal_", "fill_", "zero_", "random_", "bernoulli_", "exponential_"})
 # Ways a module moves the default device off the CPU: then a factory's tensor may not be there.
 _DEFAULT_DEVICE_SETTERS = ("set_default_device", "set_default_tensor_type")
 
@@ -129,8 +134,16 @@ def _made_on_cpu(node: Optional[nodes.NodeNG], depth: int) -> bool:
     if factory == "torch.from_numpy":
         return True  # it shares the array's memory, which is the host's
     if factory in ("torch.tensor", "torch.as_tensor"):
-        return bool(node.args) and (isinstance(node.args[0], _PYTHON_VALUES) or _array_of_host_library(node.args[0]))
+        return bool(node.args) and (_python_values(node.args[0]) or _array_of_host_library(node.args[0]))
     return factory in _CPU_FACTORIES
+
+
+def _python_values(value: nodes.NodeNG) -> bool:
+    """A literal, or a literal list repeated (`[1.0] * len(preds[:, 0])`, ART's class gradients):
+    Python values, never a tensor on a device."""
+    if isinstance(value, nodes.BinOp) and value.op == "*":
+        return isinstance(value.left, (nodes.List, nodes.Tuple)) or isinstance(value.right, (nodes.List, nodes.Tuple))
+    return isinstance(value, _PYTHON_VALUES)
 
 
 def _array_of_host_library(value: nodes.NodeNG) -> bool:

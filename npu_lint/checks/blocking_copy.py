@@ -1,7 +1,8 @@
 """check: blocking_host_to_device_copy -- `.to(device)` / `.cuda()` / `.npu()` of a batch inside a
 loop, without `non_blocking=True`.
 
-Only calls inside a loop are judged (that is where a training step copies each batch), only
+Only calls inside a loop are judged (that is where a training step copies each batch), not in
+a loop over a Module's parts or over a collection of models (`for m in self._models`), only
 on values that are Tensors or unknown (a Module's `.to()` moves parameters once), and only
 when the call names a device, not a dtype or the CPU, nor the device the tensor is already on
 (`x.detach().clone().to(x.device)`, torchmetrics' Metric caching its states: no copy leaves the
@@ -159,6 +160,51 @@ def _assigned(name: nodes.Name) -> list[nodes.NodeNG]:
             if isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)]
 
 
+def _over_models(loop: nodes.NodeNG, receiver: nodes.NodeNG) -> bool:
+    """`for m in self._models: m.to(device)` (ART's espresso estimator, each model of a loaded
+    ensemble), `for module, shapes in zip(modules, shapes): ... module.weight.data.to(device)`
+    (ART's interval certifier, copying each layer's weights as it converts the model): the value
+    moved is the loop's model or a part of it, which moves once, as the models are set up. The
+    collection must be named for models or modules by its last word (`models`, `sub_modules`):
+    `model_inputs` is a list of batches."""
+    if not isinstance(loop, (nodes.For, nodes.AsyncFor)):
+        return False
+    root = receiver
+    while isinstance(root, (nodes.Attribute, nodes.Subscript)):
+        root = root.expr if isinstance(root, nodes.Attribute) else root.value
+    if not isinstance(root, nodes.Name):
+        return False
+    return any(target.name == root.name and _named_for_models(iterable)
+               for target, iterable in _loop_pairs(loop.target, loop.iter))
+
+
+def _loop_pairs(target: nodes.NodeNG, iterable: nodes.NodeNG):
+    """(loop variable, the collection it walks): `for m in models`, and through `enumerate(models)`
+    and `zip(models, shapes)` with a tuple of names."""
+    if isinstance(target, nodes.AssignName):
+        yield target, iterable
+        return
+    if not (isinstance(target, nodes.Tuple) and isinstance(iterable, nodes.Call)
+            and isinstance(iterable.func, nodes.Name) and not iterable.keywords):
+        return
+    names, args = target.elts, iterable.args
+    if iterable.func.name == "enumerate" and len(names) == 2 and len(args) == 1:
+        yield from _loop_pairs(names[1], args[0])
+    elif iterable.func.name == "zip" and len(names) == len(args):
+        for name, arg in zip(names, args):
+            yield from _loop_pairs(name, arg)
+
+
+def _named_for_models(iterable: nodes.NodeNG) -> bool:
+    if isinstance(iterable, nodes.Attribute):
+        words = identifier_words(iterable.attrname)
+    elif isinstance(iterable, nodes.Name):
+        words = identifier_words(iterable.name)
+    else:
+        return False
+    return bool(words) and words[-1] in ("models", "modules")
+
+
 def _fresh_host_tensor(receiver: nodes.NodeNG, ctx: ModuleContext) -> bool:
     """A tensor a torch factory has just made on the host, so in pageable memory (adapters'
     `torch.full(ones_shape, prefix_value, dtype=mask.dtype).to(mask.device)`, a tensor of numpy's):
@@ -191,6 +237,8 @@ class BlockingCopy(Check):
         if qualified_name(func.expr) is not None or loop is None or _over_module_parts(loop) \
                 or _over_checkpoint(loop):
             return
+        if _over_models(loop, func.expr):
+            return  # `for m in self._models: m.to(device)`: each model moved once, as it is set up
         receiver = ctx.node_text(func.expr).rsplit(".", 1)[-1].lower()
         if "model" in receiver or "module" in receiver:
             return  # `for model in models: model.cuda()` moves parameters, once

@@ -9,7 +9,9 @@ builds an error's message runs once, on the way out (analysis/error_messages.py)
 
 A result the host reads at once (`.unique().tolist()`, `len(torch.unique(x))`,
 `torch.unique(g).shape[0]`, an f-string), as torchmetrics reads the classes it counts, leaves no
-operator on the device to plan with a new shape: the host wants the values anyway.
+operator on the device to plan with a new shape: the host wants the values anyway. Nor does a
+call on a tensor visibly on the host (`torch.LongTensor(codes).unique_consecutive()`, fairseq's
+unit runs; `x.cpu().unique()`): no NPU operator runs.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from astroid import nodes
 
 from npu_lint.analysis.call_owners import give_way, report_about
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.cpu_device import explicitly_on_cpu, made_on_cpu
 from npu_lint.analysis.error_messages import in_error_message
 from npu_lint.analysis.names import last_name, qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
@@ -42,6 +45,8 @@ class DataDependentShape(Check):
             return
         if _read_by_host_at_once(node):
             return
+        if _on_host(node, ctx):
+            return
         qname = qualified_name(func)
         if qname is not None:
             if qname in FUNCTIONS or (qname == "torch.where" and len(node.args) == 1 and not node.keywords):
@@ -54,6 +59,17 @@ class DataDependentShape(Check):
 
     def leave_module(self, ctx: ModuleContext) -> None:
         give_way(ctx, self.rule.code)  # a call the NPU lacks (NPU301, NPU302, NPU303) is one thing to replace
+
+
+def _on_host(call: nodes.Call, ctx: ModuleContext) -> bool:
+    """The tensor the call works on is visibly on the host: the receiver of a method, else the
+    first argument, made by a torch factory without a device or moved there (`.cpu()`)."""
+    func = call.func
+    if isinstance(func, nodes.Attribute) and qualified_name(func.expr) is None:
+        tensor = func.expr
+    else:
+        tensor = call.args[0] if call.args else None
+    return tensor is not None and (made_on_cpu(tensor, ctx.text) or explicitly_on_cpu(tensor))
 
 
 def _read_by_host_at_once(call: nodes.Call) -> bool:
