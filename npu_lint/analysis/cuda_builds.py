@@ -14,7 +14,7 @@ import re
 from astroid import nodes
 
 from npu_lint.analysis.module_facts import facts_of
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import assigned_values, qualified_name
 from npu_lint.analysis.project_torch_npu import imports_in_text, project_files_of
 from npu_lint.config.cuda_extensions import cuda_extensions
 from npu_lint.config.project_scripts import project_root
@@ -77,7 +77,7 @@ def _names_cuda_source(sources: nodes.NodeNG, follow: bool = True) -> bool:
            for node in sources.nodes_of_class(nodes.Const)):
         return True
     return follow and any(_names_cuda_source(value, follow=False)
-                          for name in sources.nodes_of_class(nodes.Name) for value in _assigned_values(name))
+                          for name in sources.nodes_of_class(nodes.Name) for value in assigned_values(name))
 
 
 def builds_cuda_sources(call: nodes.Call) -> bool:
@@ -88,13 +88,6 @@ def builds_cuda_sources(call: nodes.Call) -> bool:
                for keyword in call.keywords or ())
 
 
-def _assigned_values(name: nodes.Name) -> list[nodes.NodeNG]:
-    try:
-        _scope, assignments = name.lookup(name.name)
-    except Exception:  # astroid raises assorted errors on odd scopes
-        return []
-    return [assignment.parent.value for assignment in assignments
-            if isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)]
 
 
 def built_module_names(module: nodes.Module) -> frozenset[str]:

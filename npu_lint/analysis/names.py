@@ -129,6 +129,16 @@ def _is_star_import(assignment: nodes.NodeNG) -> bool:
     return isinstance(assignment, nodes.ImportFrom) and any(name == "*" for name, _alias in assignment.names)
 
 
+def assigned_values(name: nodes.Name) -> list[nodes.NodeNG]:
+    """The values of the plain assignments (`x = ...`) that `name` may read."""
+    try:
+        _scope, assignments = name.lookup(name.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return []
+    return [assignment.parent.value for assignment in assignments
+            if isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)]
+
+
 def bindings(name: nodes.Name) -> list[nodes.NodeNG]:
     """What binds `name` where it is read (astroid's lookup), or nothing where astroid cannot tell."""
     try:

@@ -21,7 +21,9 @@ from astroid import nodes
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import is_cpu_device, made_on_cpu
 from npu_lint.analysis.loops import enclosing_loop
-from npu_lint.analysis.names import identifier_words, keyword, qualified_name, single_value, values_stored_in_self
+from npu_lint.analysis.names import (
+    assigned_values, identifier_words, keyword, qualified_name, single_value, values_stored_in_self
+)
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.analysis.test_code import in_test_function
 from npu_lint.checks.base import Check
@@ -131,7 +133,7 @@ def _entries_of_checkpoint(node: nodes.NodeNG, seen: set[int]) -> bool:
     if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and node.func.name in _COPIES \
             and len(node.args) == 1:
         return _entries_of_checkpoint(node.args[0], seen)
-    return isinstance(node, nodes.Name) and any(_entries_of_checkpoint(value, seen) for value in _assigned(node))
+    return isinstance(node, nodes.Name) and any(_entries_of_checkpoint(value, seen) for value in assigned_values(node))
 
 
 def _loaded_checkpoint(node: nodes.NodeNG, seen: set[int]) -> bool:
@@ -145,19 +147,11 @@ def _loaded_checkpoint(node: nodes.NodeNG, seen: set[int]) -> bool:
     if isinstance(node, nodes.DictComp) and len(node.generators) == 1:
         return _entries_of_checkpoint(node.generators[0].iter, seen)
     if isinstance(node, nodes.Name):
-        return any(_loaded_checkpoint(value, seen) for value in _assigned(node))
+        return any(_loaded_checkpoint(value, seen) for value in assigned_values(node))
     return isinstance(node, nodes.Attribute) and any(
         _loaded_checkpoint(value, seen) for value in values_stored_in_self(node) or ())
 
 
-def _assigned(name: nodes.Name) -> list[nodes.NodeNG]:
-    """The values of the plain assignments that `name` may read."""
-    try:
-        _scope, assignments = name.lookup(name.name)
-    except Exception:  # astroid raises assorted errors on odd scopes
-        return []
-    return [assignment.parent.value for assignment in assignments
-            if isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Assign)]
 
 
 def _over_models(loop: nodes.NodeNG, receiver: nodes.NodeNG) -> bool:

@@ -872,15 +872,20 @@ def _str_of(operand: nodes.NodeNG) -> nodes.NodeNG | None:
     return operand.args[0]
 
 
-def _none_parameter(assignment: nodes.AssignName) -> bool:
-    """A parameter whose default is None (`device=None`)."""
+def _parameter_default(assignment: nodes.AssignName) -> nodes.NodeNG | None:
+    """The default of the parameter `assignment` binds, or None for a parameter without one."""
     arguments = assignment.parent
     if not isinstance(arguments, nodes.Arguments):
-        return False
+        return None
     try:
-        default = arguments.default_value(assignment.name)
+        return arguments.default_value(assignment.name)
     except Exception:  # astroid's NoDefault
-        return False
+        return None
+
+
+def _none_parameter(assignment: nodes.AssignName) -> bool:
+    """A parameter whose default is None (`device=None`)."""
+    default = _parameter_default(assignment)
     return isinstance(default, nodes.Const) and default.value is None
 
 
@@ -896,13 +901,7 @@ def _recased(value: nodes.NodeNG, depth: int) -> bool:
 
 def _string_parameter(assignment: nodes.AssignName) -> bool:
     """A parameter whose default is a string literal (`device="cuda"`)."""
-    arguments = assignment.parent
-    if not isinstance(arguments, nodes.Arguments):
-        return False
-    try:
-        default = arguments.default_value(assignment.name)
-    except Exception:  # astroid's NoDefault
-        return False
+    default = _parameter_default(assignment)
     return isinstance(default, nodes.Const) and isinstance(default.value, str)
 
 
