@@ -13,6 +13,7 @@ from npu_lint.checks.blocking_copy import BlockingCopy
 from npu_lint.checks.boolean_mask_index import BooleanMaskIndex
 from npu_lint.checks.chip_support import ApiNotVerified, ApiUnsupportedOnChip
 from npu_lint.checks.cpu_test_runs_cuda_kernel import CpuTestRunsCudaKernel
+from npu_lint.checks.cuda_build_picks_device import CudaBuildPicksDevice
 from npu_lint.checks.cuda_extension_build import CudaExtensionBuild
 from npu_lint.checks.cuda_guard_admits_npu import CudaGuardAdmitsNpu
 from npu_lint.checks.cuda_object_method import CudaObjectMethod
@@ -58,6 +59,7 @@ NAMED_CHECKS: dict[str, type[Check]] = {
     "cuda_override_without_npu": CudaOverride,
     "cuda_extension_build": CudaExtensionBuild,
     "cuda_version_is_none": CudaVersionIsNone,
+    "cuda_build_picks_device": CudaBuildPicksDevice,
     "lightning_auto_accelerator": LightningAutoAccelerator,
     "device_pattern_without_npu": DevicePatternWithoutNpu,
     "transfer_rewrites_string": TransferRewritesString,
