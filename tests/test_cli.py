@@ -242,3 +242,18 @@ def test_fix_takes_the_run_options_check_takes(tmp_path):
     assert proc.returncode in (0, 1), proc.stderr
     assert "torch.npu.synchronize()" in path.read_text()
     assert not (tmp_path / "cache").exists()
+
+
+def test_python_m_answers_as_the_console_script_from_a_projects_root(tmp_path):
+    # `python -m` puts the working directory on sys.path, where astroid would find the project's
+    # own modules and infer `make()` a Tensor; `npu-lint` does not, and neither may `python -m`.
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "util.py").write_text("import torch\n\n\ndef make():\n    return torch.zeros(1)\n")
+    script = tmp_path / "run.py"
+    script.write_text("from pkg.util import make\n\nx = make().cuda()\n")
+    answers = [run_tool("npu_lint", "check", "--no-cache", "--format", "concise", str(script), cwd=cwd).stdout
+               for cwd in (tmp_path, package)]
+    assert "could not be inferred" in answers[0]
+    assert answers[0] == answers[1]

@@ -423,3 +423,22 @@ def test_a_module_whose_flag_stops_saying_a_cuda_build_loaded_misses_the_cache(t
     rewrite_later(flags, "CUAEV_IS_INSTALLED = True\n")
     code, out = counted(str(module))
     assert counted.linted == ["infer.py"] and "NPU111" in out
+
+
+def test_a_module_whose_imported_class_changes_misses_the_cache(tmp_path, counted):
+    # torchbearer's `Trial(...).cuda()`: Trial, defined in another module of the project (and
+    # re-exported by the package), is no torch value, so its own cuda() is no finding. Once the
+    # class becomes a Module, `.cuda()` moves a Module again.
+    package = tmp_path / "tree" / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("from .trial import *\n")
+    trial = package / "trial.py"
+    trial.write_text("class Trial(object):\n    def cuda(self):\n        return self\n")
+    module = package / "run.py"
+    module.write_text("from pkg import Trial\n\n\ndef main():\n    trial = Trial()\n    trial.cuda()\n")
+    code, out = counted(str(module))
+    assert "NPU103" not in out
+    assert counted(str(module)) == (code, out) and counted.linted == []
+    rewrite_later(trial, "from torch import nn\n\n\nclass Trial(nn.Module):\n    pass\n")
+    code, out = counted(str(module))
+    assert counted.linted == ["run.py"] and "moves this Module" in out, out

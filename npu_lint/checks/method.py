@@ -12,6 +12,7 @@ from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import guards_cuda_library, library_base
 from npu_lint.analysis.cuda_overrides import receiver_classes, unported_cuda_override
+from npu_lint.analysis.imported_classes import ImportedClass, class_of_receiver
 from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.own_packages import own_object
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
@@ -54,6 +55,13 @@ class MethodCheck(Check):
         if receiver == "torch" or receiver.startswith("torch."):
             return  # `torch.cuda` and other torch module attributes belong to the symbol rules
         kind = receiver_kind(node.expr, node.attrname)
+        imported = class_of_receiver(node.expr) if called and kind is ReceiverKind.UNKNOWN else None
+        if imported is not None and imported.plain:
+            # torchbearer's `Trial(...).cuda()`, a class of another module of the project: its own
+            # method, on no torch value (pylint, which infers the instance, says nothing either)
+            return
+        if imported is not None and imported.torch_module:
+            kind = ReceiverKind.MODULE  # what pylint infers through the project's module
         if kind not in self.receivers:
             return
         if not called and kind is ReceiverKind.UNKNOWN and own_object(ctx, node.expr):
@@ -74,13 +82,13 @@ class MethodCheck(Check):
         neutral = self._device_neutral(node, ctx) if self.settings.strategy == "agnostic" else None
         applicability = None if kind is not ReceiverKind.UNKNOWN else Applicability.UNSAFE
         label = _RECEIVER_LABEL[kind]
-        override = self._unported_override(node) if called and kind is not ReceiverKind.TENSOR else None
+        override = self._unported_override(node, imported) if called and kind is not ReceiverKind.TENSOR else None
         if override is not None:
             # hqq's `self.cuda(self.device)` in HQQLinear, gpytorch's `return self.cuda()`: the
             # rename would call the base class's npu() (or to()), which skips the override
             # (NPU119); it is right once the class has a method of its own.
             applicability = Applicability.DISPLAY_ONLY
-            label = f"{label}, whose class `{override.name}` overrides `cuda()` without {self._own_method()} (NPU119),"
+            label = f"{label}, whose class `{override}` overrides `cuda()` without {self._own_method()} (NPU119),"
         count = len(ctx.findings)
         ctx.report(
             self.rule, node.parent if called else node,
@@ -96,15 +104,19 @@ class MethodCheck(Check):
     def _own_method(self) -> str:
         return "a `to()`" if self.settings.strategy == "agnostic" else "an `npu()`"
 
-    def _unported_override(self, node: nodes.Attribute) -> nodes.ClassDef | None:
-        """The class of the receiver of `.cuda()` that overrides it with no `npu()` (no `to()` on
-        the agnostic route, whose fix calls that), if the receiver is always such an instance."""
+    def _unported_override(self, node: nodes.Attribute, imported: ImportedClass | None) -> str | None:
+        """The name of the receiver's class of `.cuda()` that overrides it with no `npu()` (no
+        `to()` on the agnostic route, whose fix calls that), if the receiver is always such an
+        instance: of this module's classes, or of one another module of the project defines."""
         if node.attrname != "cuda":
             return None
         method = "to" if self.settings.strategy == "agnostic" else "npu"
+        if imported is not None:
+            return imported.name if imported.torch_module and imported.cuda_adds_work \
+                and method not in imported.methods else None
         classes = list(receiver_classes(node.expr))
         if classes and all(unported_cuda_override(cls, method) for cls in classes):
-            return classes[0]
+            return classes[0].name
         return None
 
     def leave_module(self, ctx: ModuleContext) -> None:

@@ -40,6 +40,7 @@ from npu_lint.analysis.npu_siblings import folder_modules_read
 from npu_lint.analysis.project_torch_npu import project_modules_reached
 from npu_lint.analysis.cuda_builds import build_modules_read
 from npu_lint.analysis.extension_flags import flag_modules_read
+from npu_lint.analysis.imported_classes import modules_read as class_modules_read
 from npu_lint.analysis.kernel_wrappers import wrapper_modules_read
 from npu_lint.analysis.own_packages import plugin_hosts_of
 from npu_lint.analysis.star_imports import star_dependencies
@@ -256,7 +257,8 @@ def _dependencies(path: str, data: bytes) -> list[list[str]]:
     `from .chunked_logprob import _jit`), and the modules it imports inside a block, whose import
     may build CUDA code (cogdl's `if torch.cuda.is_available(): from ..operators.spmm import
     csrspmm`) or which may set a flag saying a CUDA extension loaded (torchani's `from
-    torchani.csrc import CUAEV_IS_INSTALLED`). Its findings change when they do."""
+    torchani.csrc import CUAEV_IS_INSTALLED`), and the modules that define a class whose instance
+    it moves with `.cuda()` (torchbearer's `Trial`). Its findings change when they do."""
     if b"import" not in data:
         return []
     dependencies = [setup_py] if (setup_py := setup_py_read_for(path, data)) else []
@@ -265,6 +267,7 @@ def _dependencies(path: str, data: bytes) -> list[list[str]]:
     dependencies += wrapper_modules_read(path, data)
     dependencies += build_modules_read(path, data)
     dependencies += flag_modules_read(path, data)
+    dependencies += class_modules_read(path, data)
     entries = []
     for dependency in dependencies:
         try:

@@ -1,0 +1,198 @@
+"""Classes of the project's other modules that define `cuda()` of their own, read from their source.
+
+npu-lint builds one module at a time, so astroid infers no instance of a class another module of
+the project defines, and `.cuda()` on one is NPU103's "value (its type could not be inferred)",
+renamed to `.npu()`. A framework's own class that its tests and examples move (torchbearer's
+`Trial`: `trial.cuda()` sends its model and optimizer state to the device through its own
+`to()`) has no `npu()`, and the renamed call raises AttributeError. pylint, which puts the
+project on the import path, infers such an instance and says nothing; this module gives the CLI
+and flake8 the same answer from the class's own module, read with Python's ast:
+
+- a class whose bases are none but `object` is no torch value: `.cuda()` is its own method;
+- a class based on torch's `Module` (`nn.Module`, `torch.nn.Module`, through the module's own
+  imports) is a Module, as astroid would infer; if it overrides `cuda()` with work of its own
+  (more than `super().cuda(...)`, moving its `self.<submodule>` and returning self) and has no
+  `npu()`, the rename would skip the override (cuda_overrides.py).
+
+Any other class (another project base, a mixin) stays unknown. The class is looked up in the
+module its `from ... import` names, and through one re-export there (`from .trial import Trial`
+in the package's `__init__.py`). The result cache keeps the modules read (`modules_read`).
+"""
+from __future__ import annotations
+
+import ast
+import os
+from typing import Optional
+
+from astroid import nodes
+
+from npu_lint.analysis.names import bindings, single_value
+from npu_lint.analysis.project_torch_npu import imports_in_text, project_files_of
+from npu_lint.core.file_facts import FileFacts
+from npu_lint.core.python_ast import dotted_parts, parse_file
+from npu_lint.core.records import record
+
+_TORCH_MODULE = "torch.nn.Module"
+
+
+@record(frozen=True)
+class ImportedClass:
+    name: str
+    plain: bool  # no base but `object`: no torch value
+    torch_module: bool  # based on torch's Module
+    cuda_adds_work: bool  # its own cuda() does more than the base's npu() would
+    methods: frozenset
+
+
+@record(frozen=True)
+class _ModuleClasses:
+    classes: dict  # name -> ImportedClass
+    reexports: dict  # name -> (level, module, imported name)
+    star_imports: tuple  # (level, module) of each `from ... import *`
+
+
+def class_of_receiver(expr: nodes.NodeNG) -> Optional[ImportedClass]:
+    """The project class, defined in another module, whose instance `expr` is: `Trial(...)`, or
+    a local name given one once (`trial = Trial(...)`)."""
+    call = expr if isinstance(expr, nodes.Call) else single_value(expr) if isinstance(expr, nodes.Name) else None
+    if not isinstance(call, nodes.Call) or not isinstance(call.func, nodes.Name):
+        return None
+    imports = [binding for binding in bindings(call.func) if isinstance(binding, nodes.ImportFrom)]
+    if len(imports) != 1 or not imports[0].modname and not imports[0].level:
+        return None
+    statement = imports[0]
+    imported = next((name for name, alias in statement.names if (alias or name) == call.func.name), None)
+    path = getattr(statement.root(), "file", None)
+    if imported is None or imported == "*" or not path or not os.path.isfile(path):
+        return None
+    return _find(path, statement.level or 0, statement.modname or "", imported)
+
+
+def modules_read(path: str, source: bytes) -> list[str]:
+    """The project modules `class_of_receiver` may read for `source`: a result kept for the file is
+    stale once one of them changes (the result cache records them)."""
+    if b".cuda(" not in source:
+        return []
+    importer = os.path.abspath(path)
+    found = set()
+    for level, module, names in imports_in_text(source):
+        for name in names:
+            found.update(_files_on_the_way(importer, level, module, name))
+    return sorted(found)
+
+
+def _find(importer: str, level: int, module: str, name: str) -> Optional[ImportedClass]:
+    files = _files_on_the_way(importer, level, module, name)
+    if not files:
+        return None
+    facts = _FACTS.get(files[-1])
+    return facts.classes.get(name) if facts is not None else None
+
+
+def _files_on_the_way(importer: str, level: int, module: str, name: str) -> list[str]:
+    """The module `from <module> import <name>` reads `name` from, and the one it re-exports the
+    class from, if it does (one step: `from .trial import Trial` or `from .trial import *`)."""
+    files = project_files_of(importer, level, module, ())
+    if not files:
+        return []
+    facts = _FACTS.get(files[-1])
+    if facts is None or name in facts.classes:
+        return files[-1:]
+    if name in facts.reexports:
+        sources = [facts.reexports[name]] if facts.reexports[name][2] == name else []
+    else:
+        sources = [(star_level, star_module, name) for star_level, star_module in facts.star_imports]
+    for source_level, source_module, _name in sources:
+        further = project_files_of(files[-1], source_level, source_module, ())
+        deeper = _FACTS.get(further[-1]) if further else None
+        if deeper is not None and name in deeper.classes:
+            return [files[-1], further[-1]]
+    return files[-1:]
+
+
+def _read(path: str) -> _ModuleClasses:
+    tree = parse_file(path)
+    classes, reexports, stars = {}, {}, []
+    imported = _imported_names(tree) if tree is not None else {}
+    for statement in tree.body if tree is not None else ():
+        if isinstance(statement, ast.ClassDef):
+            classes[statement.name] = _class_facts(statement, imported)
+        elif isinstance(statement, ast.ImportFrom):
+            for alias in statement.names:
+                if alias.name == "*":
+                    stars.append((statement.level or 0, statement.module or ""))
+                else:
+                    reexports[alias.asname or alias.name] = (statement.level or 0, statement.module or "", alias.name)
+    return _ModuleClasses(classes, reexports, tuple(stars))
+
+
+_FACTS: FileFacts[_ModuleClasses] = FileFacts(_read, 1024)
+
+
+def _imported_names(tree: ast.Module) -> dict[str, str]:
+    """What each name the module's top-level imports bind stands for: `nn` -> "torch.nn"."""
+    names = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                names[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+        elif isinstance(statement, ast.ImportFrom) and not statement.level and statement.module:
+            for alias in statement.names:
+                names[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
+    return names
+
+
+def _qualified(base: ast.expr, imported: dict[str, str]) -> str:
+    parts = dotted_parts(base) or ["?"]
+    return ".".join([imported.get(parts[0], parts[0]), *parts[1:]])
+
+
+def _class_facts(cls: ast.ClassDef, imported: dict[str, str]) -> ImportedClass:
+    bases = [_qualified(base, imported) for base in cls.bases]
+    methods = frozenset(stmt.name for stmt in cls.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    torch_module = _TORCH_MODULE in bases
+    cuda = next((stmt for stmt in cls.body if isinstance(stmt, ast.FunctionDef) and stmt.name == "cuda"), None)
+    return ImportedClass(
+        name=cls.name,
+        plain=all(base == "object" for base in bases) and not cls.keywords,
+        torch_module=torch_module,
+        cuda_adds_work=cuda is not None and not _adds_nothing(cuda, torch_module),
+        methods=methods,
+    )
+
+
+def _adds_nothing(function: ast.FunctionDef, torch_module: bool) -> bool:
+    """cuda_overrides.adds_nothing on Python's ast: only `super().cuda(...)`, `return self`, an
+    abstract body, and in a Module moving its own `self.<submodule>`, which the base's npu()
+    moves as well."""
+    for stmt in function.body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue  # a docstring, or `...`
+        if isinstance(stmt, ast.Pass) or isinstance(stmt, ast.Raise):
+            continue
+        if isinstance(stmt, ast.Return) and (_is_self(stmt.value) or _super_cuda(stmt.value)):
+            continue
+        if isinstance(stmt, ast.Expr) and (_super_cuda(stmt.value) or torch_module and _moves_own_attribute(stmt.value)):
+            continue
+        return False
+    return True
+
+
+def _is_self(value) -> bool:
+    return isinstance(value, ast.Name) and value.id == "self"
+
+
+def _cuda_receiver(value):
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "cuda":
+        return value.func.value
+    return None
+
+
+def _super_cuda(value) -> bool:
+    receiver = _cuda_receiver(value)
+    return isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super"
+
+
+def _moves_own_attribute(value) -> bool:
+    receiver = _cuda_receiver(value)
+    return isinstance(receiver, ast.Attribute) and _is_self(receiver.value)

@@ -1,0 +1,62 @@
+"""The classes of the project's other modules, read with Python's ast (analysis/imported_classes.py)."""
+from __future__ import annotations
+
+import astroid
+
+from npu_lint.analysis.imported_classes import class_of_receiver, modules_read
+
+
+def _receiver(tree, user_text: str):
+    user = tree / "pkg" / "user.py"
+    user.write_text(user_text)
+    module = astroid.parse(user_text, module_name="user", path=str(user))
+    call = next(node for node in module.nodes_of_class(astroid.nodes.Call)
+                if isinstance(node.func, astroid.nodes.Attribute) and node.func.attrname == "cuda")
+    return class_of_receiver(call.func.expr)
+
+
+def _package(tmp_path, classes_text: str, init_text: str = ""):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text(init_text)
+    (package / "classes.py").write_text(classes_text)
+    return tmp_path
+
+
+def test_bases_are_read_through_the_modules_own_imports(tmp_path):
+    tree = _package(tmp_path, "import torch.nn as tnn\nfrom torch.nn import Module as Base\n"
+                              "class A(tnn.Module):\n    pass\nclass B(Base):\n    pass\n"
+                              "class C(object):\n    pass\nclass D(A):\n    pass\nclass Module:\n    pass\n"
+                              "class E(Module):\n    pass\n")
+    found = {name: _receiver(tree, f"from pkg.classes import {name}\n{name}().cuda()\n") for name in "ABCDE"}
+    assert found["A"].torch_module and found["B"].torch_module
+    assert found["C"].plain and not found["C"].torch_module
+    # a base of the project, or a class of its own named Module: neither plain nor torch's
+    assert not (found["D"].plain or found["D"].torch_module)
+    assert not (found["E"].plain or found["E"].torch_module)
+
+
+def test_a_cuda_override_that_adds_nothing_is_no_override(tmp_path):
+    tree = _package(tmp_path, "from torch import nn\n"
+                              "class Plain(nn.Module):\n    def cuda(self, device=None):\n"
+                              "        self.body.cuda(device)\n        return super().cuda(device)\n"
+                              "class Teacher(nn.Module):\n    def cuda(self, device=None):\n"
+                              "        self.teacher[0].cuda(device)\n        return super().cuda(device)\n")
+    assert not _receiver(tree, "from pkg.classes import Plain\nm = Plain()\nm.cuda()\n").cuda_adds_work
+    assert _receiver(tree, "from pkg.classes import Teacher\nTeacher().cuda()\n").cuda_adds_work
+
+
+def test_one_reexport_is_followed_and_recorded(tmp_path):
+    tree = _package(tmp_path, "class Trial(object):\n    def cuda(self):\n        return self\n",
+                    init_text="from .classes import *\n")
+    assert _receiver(tree, "from pkg import Trial\nTrial().cuda()\n").plain
+    read = modules_read(str(tree / "pkg" / "user.py"), (tree / "pkg" / "user.py").read_bytes())
+    assert read == sorted([str(tree / "pkg" / "__init__.py"), str(tree / "pkg" / "classes.py")])
+    # no `.cuda(` in the text: nothing to read, nothing to record
+    assert modules_read(str(tree / "pkg" / "user.py"), b"from pkg import Trial\n") == []
+
+
+def test_a_library_or_an_unknown_name_is_no_project_class(tmp_path):
+    tree = _package(tmp_path, "")
+    assert _receiver(tree, "from torchvision.models import resnet18\nresnet18().cuda()\n") is None
+    assert _receiver(tree, "from pkg.classes import Missing\nMissing().cuda()\n") is None
