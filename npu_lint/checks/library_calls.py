@@ -37,6 +37,7 @@ class CudaOnlyLibraryCall(Check):
     def leave_module(self, ctx: ModuleContext) -> None:
         uses = [use for use in library_uses(ctx, self.modules) if self._reported(use, ctx)]
         related = _passed_on(ctx, uses)
+        _reexports_in_one(ctx, uses, related)
         fixes = {use.node: _fix(ctx, use, self.table.advice_for(use.qname)) for use in uses}
         _same_statement(ctx, [use for use in uses if use.node not in related.folded],
                         lambda use: (self.table.advice_for(use.qname).advice, fixes[use.node][1]), related)
@@ -98,6 +99,50 @@ def _module_alias(use: LibraryUse) -> bool:
             and any(use.qname == name for name, _alias in use.binding.names)  # the module, not a name in it
             and isinstance(node.parent, nodes.Assign) and node.parent.value is node
             and all(isinstance(target, nodes.AssignName) for target in node.parent.targets))
+
+
+def _reexports_in_one(ctx: ModuleContext, uses: list[LibraryUse], result: "_Folded") -> None:
+    """A module that hands a library's names on under the same names (nvitop's api/libnvml.py: 56
+    lines of `NVML_CLOCK_SM: int = _pynvml.NVML_CLOCK_SM`) is one port, a shim to replace: the
+    first re-export is the finding, the others (and what was folded into them) its related
+    places. One re-export (`FusedRMSNorm = apex.normalization.FusedRMSNorm`) stays a finding."""
+    first: dict[str, LibraryUse] = {}
+    for use in sorted(uses, key=lambda use: (use.node.fromlineno, use.node.col_offset)):
+        if use.node in result.folded or not _reexport(use):
+            continue
+        anchor = first.setdefault(use.library, use)
+        if anchor is use:
+            continue
+        result.folded.add(use.node)
+        places = result.of.setdefault(anchor.node, [])
+        places.append(ctx.related(use.node, "hands on another of the library's names under its own name"))
+        places.extend(result.of.pop(use.node, ()))
+
+
+def _reexport(use: LibraryUse) -> bool:
+    """`NVML_CLOCK_SM: int = _pynvml.NVML_CLOCK_SM`, or `= getattr(_pynvml, "NVML_CLOCK_SM", 1)`, at
+    module level: the module hands the library's name on under the same name."""
+    node = use.node
+    if use.role != "reference":
+        return False
+    if isinstance(node, nodes.Attribute):
+        value, name = node, node.attrname
+    elif isinstance(node.parent, nodes.Call) and _getattr_of(node.parent, node):
+        value, name = node.parent, node.parent.args[1].value
+    else:
+        return False
+    statement = value.parent
+    if not isinstance(statement, (nodes.Assign, nodes.AnnAssign)) or statement.value is not value:
+        return False
+    targets = statement.targets if isinstance(statement, nodes.Assign) else [statement.target]
+    return all(isinstance(target, nodes.AssignName) and target.name == name for target in targets) \
+        and isinstance(statement.scope(), nodes.Module)
+
+
+def _getattr_of(call: nodes.Call, module: nodes.NodeNG) -> bool:
+    """`getattr(module, "name", ...)`."""
+    return isinstance(call.func, nodes.Name) and call.func.name == "getattr" and len(call.args) >= 2 \
+        and call.args[0] is module and isinstance(call.args[1], nodes.Const) and isinstance(call.args[1].value, str)
 
 
 class _Folded:
