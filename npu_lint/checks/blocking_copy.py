@@ -10,7 +10,8 @@ device, so nothing waits for the host), nor a tensor a torch factory has just ma
 (`torch.full(shape, 0).to(mask.device)`, `torch.from_numpy(a).to(device)`): its memory is
 pageable, so `non_blocking=True` gains nothing; making it on the device is what would help. A loop
 over a Module's own tensors, or over the keys of a checkpoint `torch.load` read (rwkv), moves the
-weights once as the model is set up. A
+weights once as the model is set up, and so does a loop over parameters that moves the state an
+optimizer or an EMA keeps beside each (`for p in group["params"]`). A
 test's loop (pytorch-ignite's metric tests move random batches per iteration) is left alone, as
 the other advice for training code leaves tests: how fast a test copies is not what it checks.
 """
@@ -111,6 +112,26 @@ def _over_module_parts(loop: nodes.NodeNG) -> bool:
             return True
         iterable = iterable.func.expr
     return False
+
+
+def _over_parameters(loop: nodes.NodeNG) -> bool:
+    """`for p in group["params"]:` (schedulefree's optimizers moving their `z` state to
+    `p.device`), `for i, p in enumerate(params)` (torch_ema's shadow parameters): the loop walks
+    a model's parameters, and what it copies is state kept beside each of them, moved with the
+    model, not a batch per step. The collection is a parameter group's "params" entry, or named
+    for parameters by its last word."""
+    if not isinstance(loop, (nodes.For, nodes.AsyncFor)):
+        return False
+    return any(_names_parameters(iterable) for _target, iterable in _loop_pairs(loop.target, loop.iter))
+
+
+def _names_parameters(iterable: nodes.NodeNG) -> bool:
+    if isinstance(iterable, nodes.Subscript):
+        key = iterable.slice
+        return isinstance(key, nodes.Const) and key.value == "params"
+    name = iterable.attrname if isinstance(iterable, nodes.Attribute) else getattr(iterable, "name", "")
+    words = identifier_words(name) if isinstance(iterable, (nodes.Attribute, nodes.Name)) else []
+    return bool(words) and words[-1] in ("params", "parameters")
 
 
 def _over_checkpoint(loop: nodes.NodeNG) -> bool:
@@ -229,7 +250,7 @@ class BlockingCopy(Check):
             return  # .cuda(device, non_blocking) positionally
         loop = enclosing_loop(node)
         if qualified_name(func.expr) is not None or loop is None or _over_module_parts(loop) \
-                or _over_checkpoint(loop):
+                or _over_parameters(loop) or _over_checkpoint(loop):
             return
         if _over_models(loop, func.expr):
             return  # `for m in self._models: m.to(device)`: each model moved once, as it is set up
