@@ -44,6 +44,8 @@ class CudaBuildPicksDevice(Check):
         if not _picks_cuda_device(node):
             return
         removal = _removal(ctx, node, build[0])
+        if removal and len(node.values) == 2:
+            removal += _grouping_parentheses(ctx, node)
         # Dropping the build test is right on every route: CUDA's builds pass it wherever CUDA is available.
         ctx.report(self.rule, build[0], edits=removal, agnostic_edits=removal, test=ctx.node_text(build[0]))
 
@@ -126,3 +128,17 @@ def _removal(ctx: ModuleContext, test: nodes.BoolOp, build: nodes.NodeNG) -> tup
             return ()
         column += 1
     return (Edit(before, Position(end.line, column), ""),)
+
+
+def _grouping_parentheses(ctx: ModuleContext, test: nodes.BoolOp) -> tuple[Edit, ...]:
+    """The parentheses around a two-operand test that only group it (`x if (a and b) else y`,
+    `elif (a\n and b):`): with one operand left they group nothing, and a port would not write them."""
+    start, end = ctx.start(test), ctx.end(test)
+    before = ctx.index.line(start.line)[:start.column].rstrip(" \t")
+    after = ctx.index.line(end.line)[end.column:].lstrip(" \t")
+    if not (before.endswith("(") and after.startswith(")")):
+        return ()
+    opening = Position(start.line, len(before) - 1)
+    closing = Position(end.line, end.column + len(ctx.index.line(end.line)[end.column:]) - len(after))
+    return (Edit(opening, Position(opening.line, opening.column + 1), ""),
+            Edit(closing, Position(closing.line, closing.column + 1), ""))

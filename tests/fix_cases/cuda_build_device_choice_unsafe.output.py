@@ -17,7 +17,7 @@ def get_default_compute_device():
 def device_for_inference():
     if torch.cuda.is_available() and torch.version.hip:
         device = torch.device("cuda:0")
-    elif (torch.npu.is_available()):
+    elif torch.npu.is_available():
         device = torch.device("npu:0")
     else:
         device = torch.device("cpu")
