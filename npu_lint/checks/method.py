@@ -6,17 +6,15 @@ funasr) is one port, as `"cuda" if torch.cuda.is_available() else "cpu"` is (che
 """
 from __future__ import annotations
 
-import os
-
 from astroid import nodes
 
 from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import guards_cuda_library, library_base
 from npu_lint.analysis.cuda_overrides import receiver_classes, unported_cuda_override
-from npu_lint.analysis.names import chain_root, qualified_name, sole_import
-from npu_lint.analysis.own_packages import is_own_package, own_object
-from npu_lint.analysis.project_torch_npu import project_files_of
+from npu_lint.analysis.library_modules import library_module
+from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.own_packages import own_object
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
 from npu_lint.checks.device_choice import fold_device_strings
@@ -59,7 +57,7 @@ class MethodCheck(Check):
         kind = receiver_kind(node.expr, node.attrname)
         if kind not in self.receivers:
             return
-        if called and kind is ReceiverKind.UNKNOWN and _library_module(ctx, node.expr):
+        if called and kind is ReceiverKind.UNKNOWN and library_module(node.expr):
             return  # `tvm.target.cuda()`: the library's own function, not a move
         if not called and kind is ReceiverKind.UNKNOWN and own_object(ctx, node.expr):
             # super-gradients' `device_config.is_cuda`: its DeviceConfig's property, not torch's;
@@ -127,21 +125,3 @@ class MethodCheck(Check):
         rename = edits.attribute_name_edit(ctx, node, spec["method"])
         insert = device_neutral.insert_first_argument(ctx, call, device)
         return (device, (rename, insert)) if rename and insert else None
-
-
-def _library_module(ctx: ModuleContext, receiver: nodes.NodeNG) -> bool:
-    """Is `receiver` a chain of attributes (or none) on a name that only `import lib` binds, lib
-    being another project's? hummingbird-ml's `tvm.target.cuda()` (TVM's CUDA target) and
-    `tvm.cuda(0)` (its device) call the library module's own functions, which astroid cannot see
-    where the library is not installed. A name `from lib import x` binds may be an object, and so
-    may a global of the project's own module (`import config`, then `config.model.cuda()`)."""
-    if not isinstance(receiver, (nodes.Name, nodes.Attribute)):
-        return False
-    root = chain_root(receiver)
-    binding = sole_import(root) if root is not None else None
-    if not isinstance(binding, nodes.Import):
-        return False
-    module = qualified_name(root) or ""
-    path = ctx.module.file or ""
-    return bool(module) and not is_own_package(ctx, module) and not (
-        os.path.isfile(path) and project_files_of(path, 0, module, ()))
