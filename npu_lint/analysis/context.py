@@ -8,6 +8,7 @@ from astroid import nodes
 from npu_lint.analysis.accelerator_modules import in_function_for_mlx, may_name_mlx, written_for_other_accelerator
 from npu_lint.analysis.amd_modules import written_for_amd
 from npu_lint.analysis.legacy_fallbacks import may_test_torch_names, reached_only_by_older_torch
+from npu_lint.analysis.library_objects import may_test_library_types, only_for_library_objects
 from npu_lint.analysis.npu_branches import may_name_npu, off_npu_path
 from npu_lint.analysis.unread_values import never_read
 from npu_lint.analysis.unreachable import after_jump
@@ -43,6 +44,7 @@ class ModuleContext:
         self._may_name_npu: bool | None = None
         self._may_test_torch_names: bool | None = None
         self._may_check_types: bool | None = None
+        self._may_test_library_types: bool | None = None
         self._written_for_other_gpu: bool | None = None
         self._may_name_mlx: bool | None = None
         self._in_cuda_package_with_npu_sibling: bool | None = None
@@ -208,6 +210,10 @@ class ModuleContext:
             self._may_check_types = may_check_types(self.text)
         if node is not self.module and self._may_check_types and only_for_type_checkers(node):
             return  # `if TYPE_CHECKING:` never runs: a type checker reads it, no device does
+        if self._may_test_library_types is None:
+            self._may_test_library_types = may_test_library_types(self.text)
+        if node is not self.module and self._may_test_library_types and only_for_library_objects(node):
+            return  # `if isinstance(x, cupy.ndarray):` lets in CuPy arrays only, which no NPU program has
         if node is not self.module and self.settings.strategy != "auto" and (
                 in_class_with_npu_sibling(node) or in_function_with_npu_twin(node)
                 or read_only_by_npu_siblings(node, lambda: self.nodes_of(nodes.Name))

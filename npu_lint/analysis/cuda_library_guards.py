@@ -60,6 +60,8 @@
                                                   setting, which the NPU ignores (NPU130)
     device = "gpu" if torch.cuda.is_available() else "cpu"   or one that picks another library's
                                                   device name ("gpu" is no torch device)
+    if device == "cuda":                          or its CUDA target, which it has no NPU twin
+        target = tvm.target.cuda()                of (analysis/library_modules.py)
 
 On the NPU such a test is False and the code takes its other path (numpy, torch), which is what
 the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into CuPy. The library
@@ -89,6 +91,7 @@ from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, CUDA_TOOLKIT_H
 from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, method_running_kernel, runs_cuda_kernel
 from npu_lint.analysis.extension_flags import extension_of_flag
 from npu_lint.analysis.forwarded_keywords import hands_keyword_to_library
+from npu_lint.analysis.library_modules import library_cuda_function
 from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import bindings, identifier_words, qualified_name, single_value, statements_after, values_stored_in_self
@@ -1272,6 +1275,11 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             if built:
                 # `from cogdl.operators.spmm import csrspmm`, whose module runs `load(..., "spmm_kernel.cu")`
                 return f"`{built}` (a module of this project that compiles CUDA code when imported)"
+        function = library_cuda_function(node)
+        if function:
+            # `if device == "cuda": target = tvm.target.cuda()` (hummingbird-ml's TVM backend): the
+            # test picks another library's CUDA target, which has no NPU one; "npu" would pick it too
+            return f"`{function}`, the CUDA target of a library that has no NPU one"
         if isinstance(node, (nodes.Name, nodes.Attribute)):
             qname = qualified_name(node)
             if qname is not None and (_library(qname) or qname in CUDA_EXTENSION_CLASSES):

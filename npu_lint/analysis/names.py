@@ -372,12 +372,15 @@ def _in_written_annotation(node: nodes.NodeNG) -> bool:
     return False
 
 
-_TYPE_FORMS = frozenset({"Union", "Optional"})
+# typing's forms that make a type from types; none of them is a value a call or a type test takes
+_TYPE_FORMS = frozenset({"Union", "Optional", "Tuple", "List", "Dict", "Set", "FrozenSet", "Sequence",
+                         "Mapping", "Iterable", "Iterator", "Callable", "Type"})
 
 
 def _in_annotation_alias(node: nodes.NodeNG) -> bool:
     """Inside `IndexType = Union[str, slice, int, torch.LongTensor, torch.cuda.LongTensor, ...]`
-    (mmdet3d 1.4's structures/point_data.py, mmpose 1.3's multilevel_pixel_data.py), a module's or
+    (mmdet3d 1.4's structures/point_data.py, mmpose 1.3's multilevel_pixel_data.py; `Events =
+    Tuple[torch.cuda.Event, torch.cuda.Event]`, pytorch-pfn-extras' profiler), a module's or
     class's type alias that the module names in annotations only (`def __getitem__(self, item:
     IndexType)`), or nowhere: the alias is written for the reader and runs nothing. One that a
     type test or any other expression reads (`isinstance(item, MaskType)`) is a value."""

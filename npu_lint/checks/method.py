@@ -13,6 +13,7 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import guards_cuda_library, library_base
 from npu_lint.analysis.cuda_overrides import receiver_classes, unported_cuda_override
 from npu_lint.analysis.imported_classes import ImportedClass, class_of_receiver
+from npu_lint.analysis.library_modules import library_module
 from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.own_packages import own_object
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
@@ -64,6 +65,8 @@ class MethodCheck(Check):
             kind = ReceiverKind.MODULE  # what pylint infers through the project's module
         if kind not in self.receivers:
             return
+        if called and kind is ReceiverKind.UNKNOWN and library_module(node.expr):
+            return  # `tvm.target.cuda()`: the library's own function, not a move
         if not called and kind is ReceiverKind.UNKNOWN and own_object(ctx, node.expr):
             # super-gradients' `device_config.is_cuda`: its DeviceConfig's property, not torch's;
             # SGLang's `get_platform().is_cuda`: a fact of its platform, whose `is_npu` is another
