@@ -1309,6 +1309,12 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             probed = _library_probed_by(node.func)
             if probed:
                 return f"`{probed}`"
+        if isinstance(node, nodes.Call):
+            # `importlib.util.find_spec("tensorrt") is not None and torch.cuda.is_available()`
+            # (mmdeploy's TensorRT backend): the probe written beside the device test
+            probed = _library_found_by(node)
+            if probed:
+                return f"`{probed}`"
         if isinstance(node, nodes.Attribute) and spells_library(node.attrname):
             return f"`{node.attrname}`"
         if isinstance(node, nodes.Attribute) and _custom_op_named_for_cuda(node):
@@ -1398,12 +1404,20 @@ def _library_probed_by(callee: nodes.Name) -> str | None:
     for function in bindings(callee):
         if not isinstance(function, nodes.FunctionDef) or len(function.body) > 3:
             continue
-        for call in function.nodes_of_class(nodes.Call):
-            func = call.func
-            name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
-            if name == "find_spec" and call.args and isinstance(call.args[0], nodes.Const) \
-                    and isinstance(call.args[0].value, str) and _library(call.args[0].value):
-                return call.args[0].value
+        found = next(filter(None, map(_library_found_by, function.nodes_of_class(nodes.Call))), None)
+        if found:
+            return found
+    return None
+
+
+def _library_found_by(call: nodes.Call) -> str | None:
+    """`find_spec("cutlass")`, `importlib.util.find_spec("tensorrt")`: the CUDA-only library whose
+    installation the call asks about, or None."""
+    func = call.func
+    name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
+    if name == "find_spec" and call.args and isinstance(call.args[0], nodes.Const) \
+            and isinstance(call.args[0].value, str) and _library(call.args[0].value):
+        return call.args[0].value
     return None
 
 

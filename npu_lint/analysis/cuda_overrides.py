@@ -5,8 +5,8 @@ that method is then the base class's, from torch_npu or torch: what the override
 HQQLinear packs its quantized weights for the device, gpytorch's nearest-neighbour utility
 builds its GPU index, a teacher model kept outside the submodules moves along) no longer
 happens. An override that adds nothing the base's method misses (it only defers to
-`super().cuda(...)`, moves registered submodules and returns self, or is an abstract method
-that does nothing) is no such class.
+`super().cuda(...)`, moves registered submodules and returns self, is a copy of nn.Module's own
+`self._apply(lambda t: t.cuda(device))`, or is an abstract method that does nothing) is no such class.
 """
 from __future__ import annotations
 
@@ -75,15 +75,17 @@ def defines(cls: nodes.ClassDef, method: str) -> bool:
 def adds_nothing(node: nodes.FunctionDef) -> bool:
     """Does the override only do what the base's npu() does anyway: defer to `super().cuda(...)`,
     move submodules the Module registers (`self.model.cuda()`, fairseq's SequenceGenerator),
-    return self? An abstract `cuda()` that does nothing (neuraloperator's Transform) adds nothing
+    apply `t.cuda(device)` to every tensor as nn.Module's own cuda() does, return self? An abstract `cuda()` that does nothing (neuraloperator's Transform) adds nothing
     either: its subclasses' implementations are the overrides to port."""
     if abstract_stub(node):
         return True
     body = [stmt for stmt in node.body if not (isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Const))]
     for stmt in body:
-        if isinstance(stmt, nodes.Return) and (_returns_self(stmt.value) or _super_cuda(stmt.value)):
+        if isinstance(stmt, nodes.Return) and (_returns_self(stmt.value) or _super_cuda(stmt.value)
+                                               or _modules_own_cuda(stmt.value)):
             continue
-        if isinstance(stmt, nodes.Expr) and (_super_cuda(stmt.value) or _moves_submodule(stmt.value)):
+        if isinstance(stmt, nodes.Expr) and (_super_cuda(stmt.value) or _moves_submodule(stmt.value)
+                                             or _modules_own_cuda(stmt.value)):
             continue
         return False
     return True
@@ -103,6 +105,19 @@ def _super_cuda(value) -> bool:
     func = _cuda_call(value)
     return (func is not None and isinstance(func.expr, nodes.Call) and isinstance(func.expr.func, nodes.Name)
             and func.expr.func.name == "super")
+
+
+def _modules_own_cuda(value) -> bool:
+    """`self._apply(lambda t: t.cuda(device))`: nn.Module's own cuda(), copied (jfhealthcare's
+    Chexpert models); the base's npu() moves every parameter and buffer the same way."""
+    if not (isinstance(value, nodes.Call) and isinstance(value.func, nodes.Attribute)
+            and value.func.attrname == "_apply" and _returns_self(value.func.expr) and len(value.args) == 1):
+        return False
+    mover = value.args[0]
+    if not (isinstance(mover, nodes.Lambda) and len(mover.args.args or ()) == 1):
+        return False
+    func = _cuda_call(mover.body)
+    return func is not None and isinstance(func.expr, nodes.Name) and func.expr.name == mover.args.args[0].name
 
 
 def _moves_submodule(value) -> bool:

@@ -8,11 +8,13 @@ itself: renamed alone, the test sends the NPU into the name, where the code ran 
 """
 from __future__ import annotations
 
+import dataclasses
+
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.names import in_type_test, is_chain_top, qualified_name
-from npu_lint.core.findings import Applicability, Severity
+from npu_lint.analysis.names import ATTRIBUTE_NODES, in_type_test, is_chain_top, qualified_name
+from npu_lint.core.findings import Applicability, Finding, Related, Severity
 
 _TABLE = "failing_on_npu:symbols"
 
@@ -54,3 +56,21 @@ def fails_on_npu(node: nodes.NodeNG, ctx: ModuleContext) -> str | None:
             if base is not None:
                 return base
     return None
+
+
+def failing_name_in(statements: list[nodes.NodeNG], ctx: ModuleContext) -> tuple[nodes.NodeNG, str] | None:
+    """The first use of such a name in `statements` (what a CUDA test keeps off other devices),
+    with its name, else None."""
+    return next(((inner, failing) for statement in statements
+                 for inner in statement.nodes_of_class((*ATTRIBUTE_NODES, nodes.Name))
+                 for failing in (fails_on_npu(inner, ctx),) if failing is not None), None)
+
+
+def held_with(finding: Finding, name: str, code: str, related: Related) -> Finding:
+    """The test's finding with its fix only shown, together with `name`'s (reported as `code`),
+    which the test keeps off other devices and which has no fix."""
+    fix = dataclasses.replace(
+        finding.fix, applicability=Applicability.DISPLAY_ONLY,
+        message=f"{finding.fix.message} together with `{name}`, which the test keeps off other devices "
+                f"and which has no fix (see {code})")
+    return dataclasses.replace(finding, fix=fix, related=tuple(sorted((*finding.related, related))))

@@ -12,6 +12,8 @@ from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import guards_cuda_library, library_base
 from npu_lint.analysis.cuda_overrides import receiver_classes, unported_cuda_override
+from npu_lint.analysis.failing_on_npu import failing_name_in, held_with, rule_of
+from npu_lint.analysis.guards import guarded_by
 from npu_lint.analysis.imported_classes import ImportedClass, class_of_receiver
 from npu_lint.analysis.library_modules import library_module
 from npu_lint.analysis.names import qualified_name
@@ -102,7 +104,25 @@ class MethodCheck(Check):
             agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "",
         )
         if not called and len(ctx.findings) > count:
+            self._hold_back_with_failing_name(node, ctx)
             ctx.scratch.setdefault(self, []).append((node, ctx.findings[-1]))
+
+    @staticmethod
+    def _hold_back_with_failing_name(node: nodes.Attribute, ctx: ModuleContext) -> None:
+        """`if next(model.parameters()).is_cuda: data = scatter(data, [device])[0]` (mmcv 1.x's
+        CUDA scatter, NPU142; `nn.DataParallel`, NPU140): renamed alone, `.is_npu` would send the
+        NPU into a name that fails there as it stands, where the code ran before without it. The
+        fix is shown with that name's, as a device string's or a torch.cuda test's is."""
+        finding = ctx.findings[-1]
+        fix = finding.fix
+        if fix is None or not fix.edits or fix.applicability is Applicability.DISPLAY_ONLY:
+            return
+        used = failing_name_in(guarded_by(node, ctx), ctx)
+        if used is None:
+            return
+        code = rule_of(used[1], ctx)
+        related = ctx.related(used[0], f"{code}: `{used[1]}` fails on the NPU as it stands")
+        ctx.findings[-1] = held_with(finding, used[1], code, related)
 
     def _own_method(self) -> str:
         return "a `to()`" if self.settings.strategy == "agnostic" else "an `npu()`"

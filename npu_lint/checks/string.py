@@ -56,9 +56,9 @@ from npu_lint.analysis.cuda_library_guards import (
 )
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.guards import guarded_by
-from npu_lint.analysis.failing_on_npu import fails_on_npu, rule_of
+from npu_lint.analysis.failing_on_npu import failing_name_in, held_with, rule_of
 from npu_lint.analysis.names import (
-    ATTRIBUTE_NODES, bindings, compared_operands, qualified_name, single_value, values_stored_in_self
+    bindings, compared_operands, qualified_name, single_value, values_stored_in_self
 )
 from npu_lint.analysis.not_values import given_by_pytest, keyed_by_device_type, literal_members_declaring, not_a_value
 from npu_lint.analysis.other_frameworks import other_framework_code
@@ -1034,30 +1034,19 @@ def _hold_back_tests_of_unfixed_calls(ctx: ModuleContext, reported: list) -> Non
         else:
             # `if device.type == "cuda": model = nn.DataParallel(model)`: a name that fails on the
             # NPU as it stands (NPU140), said where the code names it or at the class extending it
-            used = _failing_name_in(decided, ctx)
+            used = failing_name_in(decided, ctx)
             if used is None:
                 continue
             name, code = used[1], rule_of(used[1], ctx)
             related = ctx.related(used[0], f"{code}: `{name}` fails on the NPU as it stands")
-        fix = dataclasses.replace(
-            finding.fix, applicability=Applicability.DISPLAY_ONLY,
-            message=f"{finding.fix.message} together with `{name}`, which the test keeps off other devices "
-                    f"and which has no fix (see {code})")
-        held[id(finding)] = dataclasses.replace(finding, fix=fix, related=tuple(sorted((*finding.related, related))))
+        held[id(finding)] = held_with(finding, name, code, related)
     if held:
         ctx.findings[:] = [held.get(id(f), f) for f in ctx.findings]
 
 
-def _failing_name_in(statements: list[nodes.NodeNG], ctx: ModuleContext) -> tuple[nodes.NodeNG, str] | None:
-    """The first use of a name that fails on the NPU as it stands in `statements`, with its name."""
-    return next(((inner, failing) for statement in statements
-                 for inner in statement.nodes_of_class((*ATTRIBUTE_NODES, nodes.Name))
-                 for failing in (fails_on_npu(inner, ctx),) if failing is not None), None)
-
-
 def _keeps_failing_name_off(node: nodes.NodeNG, ctx: ModuleContext) -> tuple[nodes.NodeNG, str] | None:
     """Such a use in what runs only when the comparison `node` is part of says CUDA, else None."""
-    return _failing_name_in(_decided_by_comparison(node, ctx), ctx)
+    return failing_name_in(_decided_by_comparison(node, ctx), ctx)
 
 
 def _applied(finding: Finding) -> bool:
