@@ -6,7 +6,7 @@ a loop over a Module's parts or over a collection of models (`for m in self._mod
 on values that are Tensors or unknown (a Module's `.to()` moves parameters once), and only
 when the call names a device, not a dtype or the CPU, nor the device the tensor is already on
 (`x.detach().clone().to(x.device)`, torchmetrics' Metric caching its states: no copy leaves the
-device, so nothing waits for the host), nor a tensor a torch factory has just made on the host
+device, so nothing waits for the host; nor back to the device it had before the loop moved it), nor a tensor a torch factory has just made on the host
 (`torch.full(shape, 0).to(mask.device)`, `torch.from_numpy(a).to(device)`): its memory is
 pageable, so `non_blocking=True` gains nothing; making it on the device is what would help. A loop
 over a Module's own tensors, or over the keys of a checkpoint `torch.load` read (rwkv), moves the
@@ -69,8 +69,12 @@ def _names_a_device(call: nodes.Call, ctx: ModuleContext) -> bool:
 
 def _to_own_device(call: nodes.Call) -> bool:
     """`x.detach().clone().to(x.device)`, `x[i].to(x.device)`: the device of the tensor the
-    receiver is made from, on which the receiver already is."""
+    receiver is made from, on which the receiver already is. Also through a name the device was
+    kept in before the tensor moved (pytorch-ood's `org_device = z.device`, `z = z.to(device)`, ...,
+    `z = z.to(org_device)`): the tensor goes back where its caller keeps it, often the host."""
     device = keyword(call, "device") or (call.args[0] if call.args else None)
+    if isinstance(device, nodes.Name):
+        device = single_value(device)
     if not (isinstance(device, nodes.Attribute) and device.attrname == "device"):
         return False
     source = call.func.expr

@@ -5,7 +5,9 @@ The number of elements selected depends on the values, so the result's shape is 
 Only judged when the indexed value or the compared value is inferred to be a Tensor (the
 same code on a DataFrame or an array is none of the NPU's business); writes (`x[mask] = 0`)
 keep the shape and are left alone, and so is a read that only builds an error's message
-(analysis/error_messages.py). Reads in one statement with the same mask (tabnet's
+(analysis/error_messages.py), and a read from a tensor visibly on the host (laplace-torch's
+`eigvals = torch.from_numpy(np.array(eigvals))`, then `eigvals[eigvals > EPS]`; `x.cpu()[m]`): no
+NPU operator runs (analysis/cpu_device.py). Reads in one statement with the same mask (tabnet's
 `X[m] = betas[m, None] * X[m]`) are one rewrite (`torch.where`): the first is the finding, the
 others its related places.
 """
@@ -15,6 +17,7 @@ from astroid import nodes
 
 from npu_lint.analysis.call_owners import add_related, report_about
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.cpu_device import explicitly_on_cpu, made_on_cpu
 from npu_lint.analysis.error_messages import in_error_message
 from npu_lint.analysis.names import single_value
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
@@ -58,7 +61,8 @@ class BooleanMaskIndex(Check):
             if compare is None:
                 continue
             if receiver_kind(compare.left) is ReceiverKind.TENSOR or receiver_kind(node.value) is ReceiverKind.TENSOR:
-                self._report_once(ctx, node, ctx.node_text(index))
+                if not _on_host(node.value, ctx):
+                    self._report_once(ctx, node, ctx.node_text(index))
             return
 
     def _report_once(self, ctx: ModuleContext, node: nodes.Subscript, mask: str) -> None:
@@ -71,3 +75,9 @@ class BooleanMaskIndex(Check):
         said = report_about(ctx, self.rule, node, confidence=Confidence.INFERENCE, selection=ctx.node_text(node))
         if said is not None and not may_hide(ctx.index.line(node.lineno), self.rule.code, self.rule.name):
             firsts[key] = said  # the engine applies `# noqa` later: a hidden finding takes no others along
+
+
+def _on_host(selected: nodes.NodeNG, ctx: ModuleContext) -> bool:
+    """Is the tensor read from visibly on the host: made by a torch factory without a device (or
+    from a NumPy array), or moved there (`.cpu()`)? Then the selection runs on the CPU."""
+    return made_on_cpu(selected, ctx.text) or explicitly_on_cpu(selected)

@@ -8,10 +8,11 @@ A call another rule says the NPU lacks is that rule's (analysis/call_owners.py).
 builds an error's message runs once, on the way out (analysis/error_messages.py).
 
 A result the host reads at once (`.unique().tolist()`, `len(torch.unique(x))`,
-`torch.unique(g).shape[0]`, an f-string), as torchmetrics reads the classes it counts, leaves no
-operator on the device to plan with a new shape: the host wants the values anyway. Nor does a
-call on a tensor visibly on the host (`torch.LongTensor(codes).unique_consecutive()`, fairseq's
-unit runs; `x.cpu().unique()`): no NPU operator runs.
+`torch.unique(g).shape[0]`, an f-string, a `for` loop over it), as torchmetrics reads the classes
+it counts, leaves no operator on the device to plan with a new shape: the host wants the values
+anyway. Nor does a call on a tensor visibly on the host
+(`torch.LongTensor(codes).unique_consecutive()`, fairseq's unit runs; `x.cpu().unique()`): no NPU
+operator runs.
 """
 from __future__ import annotations
 
@@ -80,4 +81,15 @@ def _read_by_host_at_once(call: nodes.Call) -> bool:
         return parent.attrname in _HOST_READS and isinstance(parent.parent, nodes.Call) and parent.parent.func is parent
     if isinstance(parent, nodes.Call) and isinstance(parent.func, nodes.Name) and parent.func.name == "len":
         return parent.args == [call]
-    return isinstance(parent, nodes.FormattedValue)
+    return isinstance(parent, nodes.FormattedValue) or _walked_by_loop(call)
+
+
+def _walked_by_loop(call: nodes.Call) -> bool:
+    """`for t in torch.unique(scores):`, also through `enumerate(...)` and in a comprehension: the
+    host walks the values one by one, so it needs their count at once, as `len()` does."""
+    walked = call
+    holder = call.parent
+    if isinstance(holder, nodes.Call) and isinstance(holder.func, nodes.Name) and holder.func.name == "enumerate" \
+            and holder.args[:1] == [call]:
+        walked, holder = holder, holder.parent
+    return isinstance(holder, (nodes.For, nodes.AsyncFor, nodes.Comprehension)) and holder.iter is walked

@@ -15,7 +15,7 @@ from astroid import nodes
 from npu_lint.analysis.api_names import TENSOR, normalize_api
 from npu_lint.analysis.call_owners import give_way, report_once_per_statement
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.cpu_device import explicitly_on_cpu, says_cpu
+from npu_lint.analysis.cpu_device import explicitly_on_cpu, made_on_cpu, says_cpu
 from npu_lint.analysis.names import chain_parts, is_chain_top, keyword, last_name, name_trigger, qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.checks.base import Check
@@ -256,7 +256,9 @@ def load_api_table(check: Check, settings, select) -> None:
 class ApiListCall(Check):
     """A call of one of a list of APIs that Ascend's support lists single out.
 
-    Subclasses say which APIs (`select`); matching and reporting are the same.
+    Subclasses say which APIs (`select`); matching and reporting are the same. A call that names
+    the CPU, or works on a tensor visibly there (`x.cpu()`, made by a torch factory without a
+    device), runs no NPU operator.
     """
 
     node_types = (nodes.Call,)
@@ -273,8 +275,11 @@ class ApiListCall(Check):
 
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
         found = resolve_call(node, ctx, self.names, self.methods)
-        if found is None or found[0] not in self.table or call_on_cpu(node, found[0].startswith(TENSOR)):
+        if found is None or found[0] not in self.table:
             return
+        method = found[0].startswith(TENSOR)
+        if call_on_cpu(node, method) or made_on_cpu(first_tensor(node, method), ctx.text):
+            return  # `torch.rand((10, 2)).double()`: made on the host without a device, it stays there
         report_once_per_statement(ctx, self, self.rule, node, found[0], confidence=found[1],
                                   list_version=self.list_version, release=self.release)
 

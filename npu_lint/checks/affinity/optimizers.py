@@ -4,6 +4,10 @@
 call passes only parameters the fused class has (in its order, with torch's defaults), so the
 rewrite is mechanical; it still changes behaviour (fp32/fp16 parameters only, no re-allocation),
 hence unsafe. `fused=True`, or a test given as `fused=`, already asks torch for a fused step: quiet.
+So is an optimizer over a list of one tensor (advertorch's attacks: `optim.Adam([delta], lr=lr)`, a
+perturbation of the input; laplace-torch's `Adam([log_prior_prec])`, a hyperparameter): there is no
+loop over parameters to fuse, and such code sets the tensor's `.data` and `.grad` itself, which the
+fused optimizer's flat buffer would not see.
 `torch.nn.utils.clip_grad_norm_` -> the fused optimizer's `clip_grad_norm_fused_`: display only.
 """
 from __future__ import annotations
@@ -46,7 +50,7 @@ class OptimizerHasNpuFused(AffinityCheck):
         name = _optimizer_name(qualified_name(node.func))
         counterpart = self.table.get(name or "")
         fused_flag = keyword(node, "fused")
-        if counterpart is None or _asks_for_fused(fused_flag):
+        if counterpart is None or _asks_for_fused(fused_flag) or _one_tensor(node):
             return
         operator = self.available("npu_fused_optimizers")
         if operator is None:
@@ -83,6 +87,14 @@ class ClipGradNormHasFused(AffinityCheck):
         operator = self.available("npu_fused_optimizers")
         if operator is not None:
             self.report(ctx, node, operator)
+
+
+def _one_tensor(call: nodes.Call) -> bool:
+    """Are the optimizer's params a list or tuple of one plain name or attribute (`[delta]`,
+    `[self.log_scale]`), not a starred or computed collection?"""
+    params = keyword(call, "params") or (call.args[0] if call.args else None)
+    return isinstance(params, (nodes.List, nodes.Tuple)) and len(params.elts) == 1 \
+        and isinstance(params.elts[0], (nodes.Name, nodes.Attribute))
 
 
 def _asks_for_fused(flag: nodes.NodeNG | None) -> bool:
