@@ -58,6 +58,25 @@ def test_noqa_and_pylint_disable(tmp_path):
     assert [item["location"]["row"] for item in items] == [5, 7]
 
 
+def test_a_file_flake8_skips_whole_is_skipped_by_every_front_end(tmp_path):
+    # mmdeploy 0.2's backend/tensorrt/__init__.py starts with `# flake8: noqa`: flake8 skips the
+    # file (its own pattern, codes or not), so the CLI and pylint's plugin say nothing there either.
+    body = "import torch\nimport torch_npu\ntorch.cuda.synchronize()\n"
+    for header in ("# flake8: noqa\n", "  # FLAKE8=noqa: E501\n"):
+        path = _write(tmp_path, header + body)
+        assert json.loads(run_tool("npu_lint", "check", "--format", "json", str(path)).stdout) == []
+        assert run_tool("flake8", "--select", "NPU", str(path)).stdout == ""
+        pylint = run_tool("pylint", "--load-plugins", "npu_lint", "--disable=all", "--enable=torch-cuda-api", str(path))
+        assert "torch-cuda-api" not in pylint.stdout
+    # Not a comment of its own (flake8 warns and checks the file), nor one inside a string's text
+    for text in (body.replace("synchronize()", "synchronize()  # flake8: noqa"),
+                 "x = '# flake8: noqa'\n" + body):
+        path = _write(tmp_path, text)
+        items = json.loads(run_tool("npu_lint", "check", "--format", "json", str(path)).stdout)
+        assert [item["code"] for item in items] == ["NPU101"]
+        assert "NPU101" in run_tool("flake8", "--select", "NPU", str(path)).stdout
+
+
 def test_select_and_ignore(tmp_path):
     text = GPU + "x = torch.ones(2, device='cuda')\n"
     path = _write(tmp_path, text)

@@ -1,4 +1,5 @@
-"""`# noqa`, `# noqa: NPU101` and `# pylint: disable=<rule-name>`, applied by the engine.
+"""`# noqa`, `# noqa: NPU101`, `# pylint: disable=<rule-name>` and a file's `# flake8: noqa`,
+applied by the engine.
 
 flake8 and pylint apply their own comments as well; applying them in the engine
 makes every path (CLI, fix, migrate's reports, the editor) honour the same ones.
@@ -14,6 +15,9 @@ from npu_lint.core.suppression_comments import PYLINT_DISABLE, noqa_codes
 
 
 _MARKER = re.compile(r"noqa|pylint:", re.IGNORECASE)
+# flake8's own pattern (flake8/defaults.py NOQA_FILE, matched at the start of a raw line): a file
+# holding `# flake8: noqa` is one flake8 skips whole; Ruff reads it so too.
+_NOQA_FILE = re.compile(r"\s*# flake8[:=]\s*noqa", re.IGNORECASE)
 
 
 class Suppressions:
@@ -28,9 +32,10 @@ class Suppressions:
             lines.update((line, line + 1))
         if findings is None:
             return bool(lines)
-        return any(finding.start.line in lines for finding in findings)
+        return any(finding.start.line in lines for finding in findings) or _skipped_whole(text)
 
     def __init__(self, text: str):
+        self.whole_file = _skipped_whole(text)
         self.noqa: dict[int, frozenset[str] | None] = {}  # None: every code
         self.disabled: dict[int, frozenset[str]] = {}
         for line, comment in _comments(text):
@@ -43,6 +48,8 @@ class Suppressions:
                 self.disabled[target] = self.disabled.get(target, frozenset()) | names
 
     def suppresses(self, finding: Finding) -> bool:
+        if self.whole_file:
+            return True
         line = finding.start.line
         if line in self.noqa:
             codes = self.noqa[line]
@@ -53,6 +60,11 @@ class Suppressions:
 
     def filter(self, findings: list[Finding]) -> list[Finding]:
         return [f for f in findings if not self.suppresses(f)]
+
+
+def _skipped_whole(text: str) -> bool:
+    """Does a line start with `# flake8: noqa` (flake8 skips such a file, codes or not)?"""
+    return "flake8" in text.lower() and any(_NOQA_FILE.match(line) for line in text.splitlines())
 
 
 def _comments(text: str):
