@@ -8,7 +8,9 @@ when the call names a device, not a dtype or the CPU, nor the device the tensor 
 (`x.detach().clone().to(x.device)`, torchmetrics' Metric caching its states: no copy leaves the
 device, so nothing waits for the host), nor a tensor a torch factory has just made on the host
 (`torch.full(shape, 0).to(mask.device)`, `torch.from_numpy(a).to(device)`): its memory is
-pageable, so `non_blocking=True` gains nothing; making it on the device is what would help. A loop
+pageable, so `non_blocking=True` gains nothing; making it on the device is what would help; nor the
+device of the input the loop slices or walks (descript-audio-codec's `c.to(original_device)`): a
+result sent back where its input came from, often the host, where the copy must block. A loop
 over a Module's own tensors, or over the keys of a checkpoint `torch.load` read (rwkv), moves the
 weights once as the model is set up. A
 test's loop (pytorch-ignite's metric tests move random batches per iteration) is left alone, as
@@ -22,7 +24,8 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import is_cpu_device, made_on_cpu
 from npu_lint.analysis.loops import enclosing_loop
 from npu_lint.analysis.names import (
-    assigned_values, identifier_words, keyword, qualified_name, single_value, values_stored_in_self
+    assigned_values, bindings, identifier_words, keyword, qualified_name, single_value,
+    values_stored_in_self
 )
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.analysis.test_code import in_test_function
@@ -44,11 +47,14 @@ _MAPPING_VIEWS = frozenset({"keys", "items", "values"})
 _COPIES = frozenset({"list", "sorted", "tuple", "enumerate", "reversed"})
 
 
+def _destination(call: nodes.Call) -> nodes.NodeNG | None:
+    """The device `.to(...)` names: its `device=` keyword, else its first argument."""
+    return keyword(call, "device") or (call.args[0] if call.args else None)
+
+
 def _names_a_device(call: nodes.Call, ctx: ModuleContext) -> bool:
     """Does `.to(...)` name a device other than the CPU (not a dtype, not another tensor)?"""
-    device = keyword(call, "device")
-    if device is None and call.args:
-        device = call.args[0]
+    device = _destination(call)
     if device is None or is_cpu_device(device):
         return False  # `eval_device = "cpu"` ... `.to(eval_device)`: a copy back to the host
     if isinstance(device, nodes.Const):
@@ -69,7 +75,7 @@ def _names_a_device(call: nodes.Call, ctx: ModuleContext) -> bool:
 def _to_own_device(call: nodes.Call) -> bool:
     """`x.detach().clone().to(x.device)`, `x[i].to(x.device)`: the device of the tensor the
     receiver is made from, on which the receiver already is."""
-    device = keyword(call, "device") or (call.args[0] if call.args else None)
+    device = _destination(call)
     if not (isinstance(device, nodes.Attribute) and device.attrname == "device"):
         return False
     source = call.func.expr
@@ -209,6 +215,46 @@ def _fresh_host_tensor(receiver: nodes.NodeNG, ctx: ModuleContext) -> bool:
     return made is not None and "pin_memory" not in ctx.node_text(made)
 
 
+def _inside(node: nodes.NodeNG, loop: nodes.NodeNG) -> bool:
+    return any(ancestor is loop for ancestor in node.node_ancestors())
+
+
+def _input_device(device: nodes.NodeNG | None, loop: nodes.NodeNG) -> bool:
+    """`audio.device` of the tensor the loop works through and never rebinds (torchcrepe's
+    `result.to(audio.device)`), or a name that saved it before the loop (descript-audio-codec's
+    `original_device = audio_signal.device`): where the loop's data came from."""
+    if isinstance(device, nodes.Name):
+        saved = single_value(device)
+        return saved is not None and not _inside(saved, loop) and _input_device(saved, loop)
+    if not (isinstance(device, nodes.Attribute) and device.attrname == "device"
+            and isinstance(device.expr, nodes.Name)):
+        return False
+    found = bindings(device.expr)
+    return bool(found) and not any(_inside(binding, loop) for binding in found) \
+        and _works_through(device.expr.name, loop)
+
+
+def _works_through(name: str, loop: nodes.NodeNG) -> bool:
+    """Does the loop walk `name`'s data: slice it (`audio_signal[..., i : i + n]`), or iterate over
+    what is made from it (`for frames in preprocess(audio, ...)`, also through a name assigned that)?"""
+    if any(isinstance(part.value, nodes.Name) and part.value.name == name
+           for part in loop.nodes_of_class(nodes.Subscript)):
+        return True
+    iterable = loop.iter if isinstance(loop, (nodes.For, nodes.AsyncFor)) else None
+    if isinstance(iterable, nodes.Name):
+        iterable = single_value(iterable)
+    return iterable is not None and any(read.name == name for read in iterable.nodes_of_class(nodes.Name))
+
+
+def _copy_back(call: nodes.Call, loop: nodes.NodeNG) -> bool:
+    """`for i in range(0, n, hop): c = encode(x[..., i : i + hop].to(self.device));
+    codes.append(c.to(original_device))` (descript-audio-codec's compress, chunk by chunk): each result
+    goes back to the device its input came from, the host for a long recording. There a copy with
+    `non_blocking=True` may be read before it lands, so the advice would be wrong; on the device the
+    copy is no copy at all."""
+    return _input_device(_destination(call), loop)
+
+
 class BlockingCopy(Check):
     node_types = (nodes.Call,)
 
@@ -243,6 +289,8 @@ class BlockingCopy(Check):
             return  # `MaternKernel(...).to(dtype=dtype, device=device)`: an object moved as it is made
         if _fresh_host_tensor(func.expr, ctx):
             return  # `torch.full(shape, 0).to(x.device)`: a tensor just made in pageable host memory
+        if func.attrname == "to" and _copy_back(node, loop):
+            return  # `c.to(original_device)` after `x.to(self.device)`: a result sent back to its input's device
         if in_test_function(node):
             return
         confidence = Confidence.INFERENCE if kind is ReceiverKind.TENSOR else Confidence.INFERENCE_FAILURE
