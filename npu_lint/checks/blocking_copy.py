@@ -9,8 +9,9 @@ when the call names a device, not a dtype or the CPU, nor the device the tensor 
 device, so nothing waits for the host), nor a tensor a torch factory has just made on the host
 (`torch.full(shape, 0).to(mask.device)`, `torch.from_numpy(a).to(device)`): its memory is
 pageable, so `non_blocking=True` gains nothing; making it on the device is what would help; nor the
-device of the input the loop slices or walks (descript-audio-codec's `c.to(original_device)`): a
-result sent back where its input came from, often the host, where the copy must block. A loop
+device of the input the loop slices or walks while it sends that input to another device
+(descript-audio-codec's `c.to(original_device)`): a result sent back where its input came from,
+often the host, where the copy must block. A loop
 over a Module's own tensors, or over the keys of a checkpoint `torch.load` read (rwkv), moves the
 weights once as the model is set up. A
 test's loop (pytorch-ignite's metric tests move random batches per iteration) is left alone, as
@@ -24,8 +25,8 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import is_cpu_device, made_on_cpu
 from npu_lint.analysis.loops import enclosing_loop
 from npu_lint.analysis.names import (
-    assigned_values, bindings, identifier_words, keyword, qualified_name, single_value,
-    values_stored_in_self
+    assigned_values, bindings, identifier_words, is_method_self, keyword, qualified_name,
+    single_value, values_stored_in_self
 )
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.analysis.test_code import in_test_function
@@ -67,9 +68,13 @@ def _names_a_device(call: nodes.Call, ctx: ModuleContext) -> bool:
     if "cpu" in text or "dtype" in text:
         return False
     last = source.rsplit(".", 1)[-1]
-    # Whole words, not substrings: `input_type` (a dtype) holds "npu", `stddev` holds "dev".
-    words = identifier_words(source if isinstance(device, (nodes.Call, nodes.Subscript)) else last)
-    return any(word.startswith(_DEVICE_WORDS) for word in words)
+    return _device_words(source if isinstance(device, (nodes.Call, nodes.Subscript)) else last)
+
+
+def _device_words(source: str) -> bool:
+    """Is a word of `source` one code names a device by? Whole words, not substrings: `input_type`
+    (a dtype) holds "npu", `stddev` holds "dev"."""
+    return any(word.startswith(_DEVICE_WORDS) for word in identifier_words(source))
 
 
 def _to_own_device(call: nodes.Call) -> bool:
@@ -227,32 +232,67 @@ def _input_device(device: nodes.NodeNG | None, loop: nodes.NodeNG) -> bool:
         saved = single_value(device)
         return saved is not None and not _inside(saved, loop) and _input_device(saved, loop)
     if not (isinstance(device, nodes.Attribute) and device.attrname == "device"
-            and isinstance(device.expr, nodes.Name)):
+            and isinstance(device.expr, nodes.Name)) or is_method_self(device.expr):
         return False
     found = bindings(device.expr)
     return bool(found) and not any(_inside(binding, loop) for binding in found) \
         and _works_through(device.expr.name, loop)
 
 
-def _works_through(name: str, loop: nodes.NodeNG) -> bool:
-    """Does the loop walk `name`'s data: slice it (`audio_signal[..., i : i + n]`), or iterate over
-    what is made from it (`for frames in preprocess(audio, ...)`, also through a name assigned that)?"""
-    if any(isinstance(part.value, nodes.Name) and part.value.name == name
-           for part in loop.nodes_of_class(nodes.Subscript)):
-        return True
+def _iterable_call(loop: nodes.NodeNG) -> nodes.Call | None:
+    """The call that makes what the loop walks: `for frames in preprocess(audio, ...)`, also through
+    a name assigned it once (`generator = preprocess(...)`, then `for frames in generator`)."""
     iterable = loop.iter if isinstance(loop, (nodes.For, nodes.AsyncFor)) else None
     if isinstance(iterable, nodes.Name):
         iterable = single_value(iterable)
-    return iterable is not None and any(read.name == name for read in iterable.nodes_of_class(nodes.Name))
+    return iterable if isinstance(iterable, nodes.Call) else None
 
 
-def _copy_back(call: nodes.Call, loop: nodes.NodeNG) -> bool:
+def _works_through(name: str, loop: nodes.NodeNG) -> bool:
+    """Does the loop walk `name`'s data: slice it (`audio_signal[..., i : i + n]`), or iterate over
+    what a call makes from it (`for frames in preprocess(audio, ...)`)?"""
+    if any(isinstance(part.value, nodes.Name) and part.value.name == name
+           for part in loop.nodes_of_class(nodes.Subscript)):
+        return True
+    made = _iterable_call(loop)
+    return made is not None and any(isinstance(arg, nodes.Name) and arg.name == name for arg in made.args)
+
+
+def _sends_elsewhere(call: nodes.Call, loop: nodes.NodeNG, ctx: ModuleContext) -> bool:
+    """Does the loop also send its data to a device named otherwise: another copy in its body
+    (`x.to(self.device)`), or a device handed to the call that makes what it walks
+    (`preprocess(audio, sample_rate, hop_length, batch_size, device)`)?"""
+    here = ctx.node_text(_destination(call))
+    return _copies_elsewhere(call, loop, here, ctx) or _hands_a_device(_iterable_call(loop), here, ctx)
+
+
+def _copies_elsewhere(call: nodes.Call, loop: nodes.NodeNG, here: str, ctx: ModuleContext) -> bool:
+    for other in loop.nodes_of_class(nodes.Call):
+        func = other.func
+        if other is call or not isinstance(func, nodes.Attribute):
+            continue
+        if func.attrname in DEVICE_METHODS:
+            return True
+        if func.attrname == "to" and _names_a_device(other, ctx) and ctx.node_text(_destination(other)) != here:
+            return True
+    return False
+
+
+def _hands_a_device(made: nodes.Call | None, here: str, ctx: ModuleContext) -> bool:
+    if made is None:
+        return False
+    handed = [*made.args, *(k.value for k in made.keywords or ())]
+    return any(isinstance(arg, (nodes.Name, nodes.Attribute)) and ctx.node_text(arg) != here
+               and _device_words(ctx.node_text(arg).rsplit(".", 1)[-1]) for arg in handed)
+
+
+def _copy_back(call: nodes.Call, loop: nodes.NodeNG, ctx: ModuleContext) -> bool:
     """`for i in range(0, n, hop): c = encode(x[..., i : i + hop].to(self.device));
-    codes.append(c.to(original_device))` (descript-audio-codec's compress, chunk by chunk): each result
-    goes back to the device its input came from, the host for a long recording. There a copy with
-    `non_blocking=True` may be read before it lands, so the advice would be wrong; on the device the
-    copy is no copy at all."""
-    return _input_device(_destination(call), loop)
+    codes.append(c.to(original_device))` (descript-audio-codec's compress, chunk by chunk): the loop
+    sends its input's chunks to one device and each result back to the device the input came from,
+    the host for a long recording. There a copy with `non_blocking=True` may be read before it lands,
+    so the advice would be wrong; on the device the copy is no copy at all."""
+    return _input_device(_destination(call), loop) and _sends_elsewhere(call, loop, ctx)
 
 
 class BlockingCopy(Check):
@@ -289,7 +329,7 @@ class BlockingCopy(Check):
             return  # `MaternKernel(...).to(dtype=dtype, device=device)`: an object moved as it is made
         if _fresh_host_tensor(func.expr, ctx):
             return  # `torch.full(shape, 0).to(x.device)`: a tensor just made in pageable host memory
-        if func.attrname == "to" and _copy_back(node, loop):
+        if func.attrname == "to" and _copy_back(node, loop, ctx):
             return  # `c.to(original_device)` after `x.to(self.device)`: a result sent back to its input's device
         if in_test_function(node):
             return
