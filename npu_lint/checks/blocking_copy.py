@@ -6,9 +6,12 @@ a loop over a Module's parts or over a collection of models (`for m in self._mod
 on values that are Tensors or unknown (a Module's `.to()` moves parameters once), and only
 when the call names a device, not a dtype or the CPU, nor the device the tensor is already on
 (`x.detach().clone().to(x.device)`, torchmetrics' Metric caching its states: no copy leaves the
-device, so nothing waits for the host; nor back to the device it had before the loop moved it), nor a tensor a torch factory has just made on the host
-(`torch.full(shape, 0).to(mask.device)`, `torch.from_numpy(a).to(device)`): its memory is
-pageable, so `non_blocking=True` gains nothing; making it on the device is what would help. A loop
+device, so nothing waits for the host; nor back to the device it had before the loop moved
+it), nor a tensor a torch factory has just made on the host (`torch.full(shape,
+0).to(mask.device)`, `torch.from_numpy(a).to(device)`): its memory is pageable, so `non_blocking=True` gains nothing; making it on the device is what would help; nor the
+device of the input the loop slices or walks while it sends that input to another device
+(descript-audio-codec's `c.to(original_device)`): a result sent back where its input came from,
+often the host, where the copy must block. A loop
 over a Module's own tensors, or over the keys of a checkpoint `torch.load` read (rwkv), moves the
 weights once as the model is set up, and so does a loop over parameters that moves the state an
 optimizer or an EMA keeps beside each (`for p in group["params"]`). A
@@ -23,7 +26,8 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cpu_device import is_cpu_device, made_on_cpu
 from npu_lint.analysis.loops import enclosing_loop
 from npu_lint.analysis.names import (
-    assigned_values, identifier_words, keyword, qualified_name, single_value, values_stored_in_self
+    assigned_values, bindings, identifier_words, is_method_self, keyword, qualified_name,
+    single_value, values_stored_in_self
 )
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.analysis.test_code import in_test_function
@@ -45,11 +49,14 @@ _MAPPING_VIEWS = frozenset({"keys", "items", "values"})
 _COPIES = frozenset({"list", "sorted", "tuple", "enumerate", "reversed"})
 
 
+def _destination(call: nodes.Call) -> nodes.NodeNG | None:
+    """The device `.to(...)` names: its `device=` keyword, else its first argument."""
+    return keyword(call, "device") or (call.args[0] if call.args else None)
+
+
 def _names_a_device(call: nodes.Call, ctx: ModuleContext) -> bool:
     """Does `.to(...)` name a device other than the CPU (not a dtype, not another tensor)?"""
-    device = keyword(call, "device")
-    if device is None and call.args:
-        device = call.args[0]
+    device = _destination(call)
     if device is None or is_cpu_device(device):
         return False  # `eval_device = "cpu"` ... `.to(eval_device)`: a copy back to the host
     if isinstance(device, nodes.Const):
@@ -62,9 +69,13 @@ def _names_a_device(call: nodes.Call, ctx: ModuleContext) -> bool:
     if "cpu" in text or "dtype" in text:
         return False
     last = source.rsplit(".", 1)[-1]
-    # Whole words, not substrings: `input_type` (a dtype) holds "npu", `stddev` holds "dev".
-    words = identifier_words(source if isinstance(device, (nodes.Call, nodes.Subscript)) else last)
-    return any(word.startswith(_DEVICE_WORDS) for word in words)
+    return _device_words(source if isinstance(device, (nodes.Call, nodes.Subscript)) else last)
+
+
+def _device_words(source: str) -> bool:
+    """Is a word of `source` one code names a device by? Whole words, not substrings: `input_type`
+    (a dtype) holds "npu", `stddev` holds "dev"."""
+    return any(word.startswith(_DEVICE_WORDS) for word in identifier_words(source))
 
 
 def _to_own_device(call: nodes.Call) -> bool:
@@ -72,7 +83,7 @@ def _to_own_device(call: nodes.Call) -> bool:
     receiver is made from, on which the receiver already is. Also through a name the device was
     kept in before the tensor moved (pytorch-ood's `org_device = z.device`, `z = z.to(device)`, ...,
     `z = z.to(org_device)`): the tensor goes back where its caller keeps it, often the host."""
-    device = keyword(call, "device") or (call.args[0] if call.args else None)
+    device = _destination(call)
     if isinstance(device, nodes.Name):
         device = single_value(device)
     if not (isinstance(device, nodes.Attribute) and device.attrname == "device"):
@@ -234,6 +245,81 @@ def _fresh_host_tensor(receiver: nodes.NodeNG, ctx: ModuleContext) -> bool:
     return made is not None and "pin_memory" not in ctx.node_text(made)
 
 
+def _inside(node: nodes.NodeNG, loop: nodes.NodeNG) -> bool:
+    return any(ancestor is loop for ancestor in node.node_ancestors())
+
+
+def _input_device(device: nodes.NodeNG | None, loop: nodes.NodeNG) -> bool:
+    """`audio.device` of the tensor the loop works through and never rebinds (torchcrepe's
+    `result.to(audio.device)`), or a name that saved it before the loop (descript-audio-codec's
+    `original_device = audio_signal.device`): where the loop's data came from."""
+    if isinstance(device, nodes.Name):
+        saved = single_value(device)
+        return saved is not None and not _inside(saved, loop) and _input_device(saved, loop)
+    if not (isinstance(device, nodes.Attribute) and device.attrname == "device"
+            and isinstance(device.expr, nodes.Name)) or is_method_self(device.expr):
+        return False
+    found = bindings(device.expr)
+    return bool(found) and not any(_inside(binding, loop) for binding in found) \
+        and _works_through(device.expr.name, loop)
+
+
+def _iterable_call(loop: nodes.NodeNG) -> nodes.Call | None:
+    """The call that makes what the loop walks: `for frames in preprocess(audio, ...)`, also through
+    a name assigned it once (`generator = preprocess(...)`, then `for frames in generator`)."""
+    iterable = loop.iter if isinstance(loop, (nodes.For, nodes.AsyncFor)) else None
+    if isinstance(iterable, nodes.Name):
+        iterable = single_value(iterable)
+    return iterable if isinstance(iterable, nodes.Call) else None
+
+
+def _works_through(name: str, loop: nodes.NodeNG) -> bool:
+    """Does the loop walk `name`'s data: slice it (`audio_signal[..., i : i + n]`), or iterate over
+    what a call makes from it (`for frames in preprocess(audio, ...)`)?"""
+    if any(isinstance(part.value, nodes.Name) and part.value.name == name
+           for part in loop.nodes_of_class(nodes.Subscript)):
+        return True
+    made = _iterable_call(loop)
+    return made is not None and any(isinstance(arg, nodes.Name) and arg.name == name for arg in made.args)
+
+
+def _sends_elsewhere(call: nodes.Call, loop: nodes.NodeNG, ctx: ModuleContext) -> bool:
+    """Does the loop also send its data to a device named otherwise: another copy in its body
+    (`x.to(self.device)`), or a device handed to the call that makes what it walks
+    (`preprocess(audio, sample_rate, hop_length, batch_size, device)`)?"""
+    here = ctx.node_text(_destination(call))
+    return _copies_elsewhere(call, loop, here, ctx) or _hands_a_device(_iterable_call(loop), here, ctx)
+
+
+def _copies_elsewhere(call: nodes.Call, loop: nodes.NodeNG, here: str, ctx: ModuleContext) -> bool:
+    for other in loop.nodes_of_class(nodes.Call):
+        func = other.func
+        if other is call or not isinstance(func, nodes.Attribute):
+            continue
+        if func.attrname in DEVICE_METHODS:
+            return True
+        if func.attrname == "to" and _names_a_device(other, ctx) and ctx.node_text(_destination(other)) != here:
+            return True
+    return False
+
+
+def _hands_a_device(made: nodes.Call | None, here: str, ctx: ModuleContext) -> bool:
+    if made is None:
+        return False
+    handed = [*made.args, *(k.value for k in made.keywords or ())]
+    return any(isinstance(arg, (nodes.Name, nodes.Attribute)) and ctx.node_text(arg) != here
+               and _device_words(ctx.node_text(arg).rsplit(".", 1)[-1]) for arg in handed)
+
+
+def _copy_back(call: nodes.Call, loop: nodes.NodeNG, ctx: ModuleContext) -> bool:
+    """`for i in range(0, n, hop): c = encode(x[..., i : i + hop].to(self.device));
+    codes.append(c.to(original_device))` (descript-audio-codec's compress, chunk by chunk): the loop
+    sends its input's chunks to one device and each result back to the device the input came from,
+    the host for a long recording. There a copy with `non_blocking=True` may be read before it lands,
+    so the advice would be wrong; on the device the copy is no copy at all."""
+    return _input_device(_destination(call), loop) and _sends_elsewhere(call, loop, ctx)
+
+
 class BlockingCopy(Check):
     node_types = (nodes.Call,)
 
@@ -268,6 +354,8 @@ class BlockingCopy(Check):
             return  # `MaternKernel(...).to(dtype=dtype, device=device)`: an object moved as it is made
         if _fresh_host_tensor(func.expr, ctx):
             return  # `torch.full(shape, 0).to(x.device)`: a tensor just made in pageable host memory
+        if func.attrname == "to" and _copy_back(node, loop, ctx):
+            return  # `c.to(original_device)` after `x.to(self.device)`: a result sent back to its input's device
         if in_test_function(node):
             return
         confidence = Confidence.INFERENCE if kind is ReceiverKind.TENSOR else Confidence.INFERENCE_FAILURE

@@ -2,7 +2,8 @@
 
 `from torch_npu.contrib import transfer_to_npu` must run once, in the script
 that starts the job, before CUDA code runs. Library modules are not told:
-only entry modules (analysis.entry_module: main guard, `__main__.py`, console scripts).
+only entry modules (analysis.entry_module: main guard, `__main__.py`, console scripts). A script
+that imports torch only inside functions gets it after the import that serves its first CUDA use.
 
 A CUDA use counts unless it is a test that keeps CUDA-only code off other devices: mmdet3d's and
 mmagic's setup.py only ask `if torch.cuda.is_available() or os.getenv('FORCE_CUDA', '0') == '1':`
@@ -11,12 +12,14 @@ build compile CUDA sources there; without it the build takes its C++-only side.
 """
 from __future__ import annotations
 
+from typing import Iterator
+
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import guards_cuda_library
 from npu_lint.analysis.entry_module import entry_reason
-from npu_lint.analysis.torch_npu_import import first_torch_import
+from npu_lint.analysis.torch_npu_import import first_torch_import, local_torch_import
 from npu_lint.analysis.transfer import TRANSFER_IMPORT
 from npu_lint.checks.base import Check
 
@@ -49,25 +52,31 @@ class MissingTransferToNpu(Check):
         module = ctx.module
         if ENVIRONMENT_SWITCH in ctx.text or imports_transfer_to_npu(module):
             return
-        if not _uses_cuda(module) or entry_reason(module) is None:
+        if next(_cuda_uses(module), None) is None or entry_reason(module) is None:
             return
         stmt = first_torch_import(module)
-        if stmt is None:
+        if stmt is not None:
+            # Where torch_npu would go: before anything that touches CUDA on import, or what that
+            # bound (`from torch.cuda.amp import autocast`) keeps the unpatched CUDA object.
+            ctx.report(self.rule, stmt, edits=ctx.device_import_edits(TRANSFER_IMPORT))
             return
-        # Where torch_npu would go: before anything that touches CUDA on import, or what that
-        # bound (`from torch.cuda.amp import autocast`) keeps the unpatched CUDA object.
-        ctx.report(self.rule, stmt, edits=ctx.device_import_edits(TRANSFER_IMPORT))
+        # torch imported only inside functions (diffq's hydra script imports it in `run(args)`):
+        # the patch goes after the import that serves the first CUDA use, before that use runs.
+        stmt = next(filter(None, map(local_torch_import, _cuda_uses(module))), None)
+        if stmt is not None:
+            ctx.report(self.rule, stmt, edits=(ctx.insert_after(stmt, TRANSFER_IMPORT),))
 
 
-def _uses_cuda(module: nodes.Module) -> bool:
+def _cuda_uses(module: nodes.Module) -> Iterator[nodes.NodeNG]:
+    """The module's uses of CUDA, in order (a `.cuda`/`.is_cuda` attribute, a "cuda..."/"nccl"
+    string), but not a test guarding a CUDA-only library."""
     for node in module.nodes_of_class((nodes.Attribute, nodes.Const)):
         if isinstance(node, nodes.Attribute) and node.attrname in ("cuda", "is_cuda"):
             if not guards_cuda_library(_chain_top(node)):
-                return True
+                yield node
         elif isinstance(node, nodes.Const) and isinstance(node.value, str) and node.value.startswith(("cuda", "nccl")):
             if not guards_cuda_library(node):
-                return True
-    return False
+                yield node
 
 
 def _chain_top(node: nodes.Attribute) -> nodes.NodeNG:
