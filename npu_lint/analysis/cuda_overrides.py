@@ -75,8 +75,9 @@ def defines(cls: nodes.ClassDef, method: str) -> bool:
 def adds_nothing(node: nodes.FunctionDef) -> bool:
     """Does the override only do what the base's npu() does anyway: defer to `super().cuda(...)`,
     move submodules the Module registers (`self.model.cuda()`, fairseq's SequenceGenerator),
-    apply `t.cuda(device)` to every tensor as nn.Module's own cuda() does, return self? An abstract `cuda()` that does nothing (neuraloperator's Transform) adds nothing
-    either: its subclasses' implementations are the overrides to port."""
+    apply `t.cuda(device)` to every tensor as nn.Module's own cuda() does, return self? An
+    abstract `cuda()` that does nothing (neuraloperator's Transform) adds nothing either: its
+    subclasses' implementations are the overrides to port."""
     if abstract_stub(node):
         return True
     body = [stmt for stmt in node.body if not (isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Const))]

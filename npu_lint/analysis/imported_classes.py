@@ -135,7 +135,8 @@ def _imported_names(tree: ast.Module) -> dict[str, str]:
     for statement in tree.body:
         if isinstance(statement, ast.Import):
             for alias in statement.names:
-                names[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+                top = alias.name.split(".")[0]  # `import torch.nn` binds `torch`
+                names[alias.asname or top] = alias.name if alias.asname else top
         elif isinstance(statement, ast.ImportFrom) and not statement.level and statement.module:
             for alias in statement.names:
                 names[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
@@ -172,7 +173,8 @@ def _adds_nothing(function: ast.FunctionDef, torch_module: bool) -> bool:
             continue
         if isinstance(stmt, ast.Return) and (_is_self(stmt.value) or _super_cuda(stmt.value)):
             continue
-        if isinstance(stmt, ast.Expr) and (_super_cuda(stmt.value) or torch_module and _moves_own_attribute(stmt.value)):
+        if isinstance(stmt, ast.Expr) and (_super_cuda(stmt.value)
+                                           or torch_module and _moves_own_attribute(stmt.value)):
             continue
         return False
     return True

@@ -8,8 +8,9 @@ when the call names a device, not a dtype or the CPU, nor the device the tensor 
 (`x.detach().clone().to(x.device)`, torchmetrics' Metric caching its states: no copy leaves the
 device, so nothing waits for the host; nor back to the device it had before the loop moved
 it), nor a tensor a torch factory has just made on the host (`torch.full(shape,
-0).to(mask.device)`, `torch.from_numpy(a).to(device)`): its memory is pageable, so `non_blocking=True` gains nothing; making it on the device is what would help; nor the
-device of the input the loop slices or walks while it sends that input to another device
+0).to(mask.device)`, `torch.from_numpy(a).to(device)`): its memory is pageable, so
+`non_blocking=True` gains nothing; making it on the device is what would help; nor the device of
+the input the loop slices or walks while it sends that input to another device
 (descript-audio-codec's `c.to(original_device)`): a result sent back where its input came from,
 often the host, where the copy must block. A loop
 over a Module's own tensors, or over the keys of a checkpoint `torch.load` read (rwkv), moves the
