@@ -77,6 +77,92 @@ def test_a_file_flake8_skips_whole_is_skipped_by_every_front_end(tmp_path):
         assert "NPU101" in run_tool("flake8", "--select", "NPU", str(path)).stdout
 
 
+_PYLINT_SCOPES = """\
+import torch
+import torch_npu
+
+torch.cuda.synchronize()
+
+
+def own_line_in_function():
+    torch.cuda.synchronize()
+    # pylint: disable=torch-cuda-api
+    torch.cuda.synchronize()
+    if True:
+        torch.cuda.synchronize()
+    torch.cuda.synchronize()
+
+
+def after():
+    torch.cuda.synchronize()
+
+
+def trailing_on_def():  # pylint: disable=torch-cuda-api
+    torch.cuda.synchronize()
+    return torch.cuda.device_count()
+
+
+def in_if_block(x):
+    if x:
+        # pylint: disable=torch-cuda-api
+        torch.cuda.synchronize()
+    torch.cuda.synchronize()
+
+
+def multi_line_statement():
+    y = torch.cuda.device_count(  # pylint: disable=torch-cuda-api
+    ) + torch.cuda.device_count()
+    return y
+
+
+def reenabled():
+    # pylint: disable=torch-cuda-api
+    torch.cuda.synchronize()
+    # pylint: enable=torch-cuda-api
+    torch.cuda.synchronize()
+
+
+class Holder:
+    # pylint: disable=torch-cuda-api
+    def a(self):
+        torch.cuda.synchronize()
+
+    def b(self):
+        torch.cuda.synchronize()
+
+
+def trailing_if(x):
+    if x:  # pylint: disable=torch-cuda-api
+        torch.cuda.synchronize()
+    else:
+        torch.cuda.synchronize()
+    torch.cuda.synchronize()
+
+
+# pylint: disable=torch-cuda-api
+torch.cuda.synchronize()
+
+
+def last():
+    torch.cuda.synchronize()
+"""
+
+
+def test_pylint_disable_holds_where_pylint_says_on_every_front_end(tmp_path):
+    # pylint's scopes: after code, the line; on a line of its own, the rest of its block (the
+    # rest of the module at the top level) up to an `enable`; on a `def` or `if` line, that line.
+    path = _write(tmp_path, _PYLINT_SCOPES)
+    pylint = run_tool("pylint", "--load-plugins", "npu_lint", "--disable=all", "--enable=torch-cuda-api",
+                      "--score=n", str(path)).stdout
+    pylint_rows = [int(line.split(":")[1]) for line in pylint.splitlines() if "W5101" in line]
+    cli_rows = [item["location"]["row"] for item in
+                json.loads(run_tool("npu_lint", "check", "--format", "json", str(path)).stdout)]
+    flake8_rows = [int(line.split(":")[1]) for line in
+                   run_tool("flake8", "--select", "NPU101", str(path)).stdout.splitlines()]
+    assert pylint_rows == [4, 8, 17, 21, 22, 29, 34, 42, 56, 58, 59]
+    assert cli_rows == flake8_rows == pylint_rows
+
+
 def test_select_and_ignore(tmp_path):
     text = GPU + "x = torch.ones(2, device='cuda')\n"
     path = _write(tmp_path, text)

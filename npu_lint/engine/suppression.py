@@ -2,7 +2,10 @@
 applied by the engine.
 
 flake8 and pylint apply their own comments as well; applying them in the engine
-makes every path (CLI, fix, migrate's reports, the editor) honour the same ones.
+makes every path (CLI, fix, migrate's reports, the editor) honour the same ones, with pylint's
+scopes: a `# pylint: disable=...` after code on a line holds for that line, one on a line of its
+own for the rest of the block it stands in (the rest of the module at the top level), up to a
+`# pylint: enable=...` of the same name.
 """
 from __future__ import annotations
 
@@ -15,6 +18,9 @@ from npu_lint.core.suppression_comments import PYLINT_DISABLE, noqa_codes
 
 
 _MARKER = re.compile(r"noqa|pylint:", re.IGNORECASE)
+# A `# pylint: disable` on a line of its own: it may hide findings many lines below it.
+_BLOCK_DISABLE = re.compile(r"^[ \t]*#\s*pylint:\s*disable\s*=", re.MULTILINE)
+_PYLINT_ENABLE = re.compile(r"#\s*pylint:\s*enable\s*=\s*(?P<names>[\w\-, ]+)")
 # flake8's own pattern (flake8/defaults.py NOQA_FILE, matched at the start of a raw line): a file
 # holding `# flake8: noqa` is one flake8 skips whole; Ruff reads it so too.
 _NOQA_FILE = re.compile(r"\s*# flake8[:=]\s*noqa", re.IGNORECASE)
@@ -32,20 +38,38 @@ class Suppressions:
             lines.update((line, line + 1))
         if findings is None:
             return bool(lines)
-        return any(finding.start.line in lines for finding in findings) or _skipped_whole(text)
+        return any(finding.start.line in lines for finding in findings) or _skipped_whole(text) \
+            or bool(_BLOCK_DISABLE.search(text))
 
     def __init__(self, text: str):
         self.whole_file = _skipped_whole(text)
         self.noqa: dict[int, frozenset[str] | None] = {}  # None: every code
         self.disabled: dict[int, frozenset[str]] = {}
-        for line, comment in _comments(text):
+        # (first line, last line, names) of each `# pylint: disable` on a line of its own
+        self.blocks: list[tuple[int, float, frozenset[str]]] = []
+        comments, statements = _comments_and_statements(text)
+        enabled = []
+        for line, own_line, comment in comments:
             codes = noqa_codes(comment)
             if codes is not False:
                 self.noqa[line] = codes
             for match in PYLINT_DISABLE.finditer(comment):
+                names = _names(match)
+                if own_line and not match.group("next"):
+                    self.blocks.append((line, _block_end(line, statements), names))
+                    continue
                 target = line + 1 if match.group("next") else line
-                names = frozenset(n.strip() for n in match.group("names").split(",") if n.strip())
                 self.disabled[target] = self.disabled.get(target, frozenset()) | names
+            if own_line:
+                enabled += [(line, _names(match)) for match in _PYLINT_ENABLE.finditer(comment)]
+        for line, names in enabled:  # `# pylint: enable=...` ends a block's disable of those names
+            blocks = []
+            for first, last, disabled in self.blocks:
+                if first < line <= last and disabled & names:
+                    blocks += [(first, line - 1, disabled & names), (first, last, disabled - names)]
+                else:
+                    blocks.append((first, last, disabled))
+            self.blocks = blocks
 
     def suppresses(self, finding: Finding) -> bool:
         if self.whole_file:
@@ -55,7 +79,8 @@ class Suppressions:
             codes = self.noqa[line]
             if codes is None or any(finding.code.startswith(c) for c in codes):
                 return True
-        names = self.disabled.get(line, frozenset())
+        names = self.disabled.get(line, frozenset()).union(
+            *(disabled for first, last, disabled in self.blocks if first <= line <= last))
         return finding.name in names or finding.code in names or "all" in names
 
     def filter(self, findings: list[Finding]) -> list[Finding]:
@@ -67,11 +92,37 @@ def _skipped_whole(text: str) -> bool:
     return "flake8" in text.lower() and any(_NOQA_FILE.match(line) for line in text.splitlines())
 
 
-def _comments(text: str):
-    """(line, comment text) for each real comment: never inside a string."""
+def _names(match: re.Match) -> frozenset[str]:
+    return frozenset(name.strip() for name in match.group("names").split(",") if name.strip())
+
+
+def _comments_and_statements(text: str) -> tuple[list[tuple[int, bool, str]], list[tuple[int, int]]]:
+    """(line, alone on its line, text) of each real comment, never one inside a string, and
+    (line, column) where each logical line of code starts."""
+    comments, statements = [], []
+    line_has_code, at_start = set(), True
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
             if token.type == tokenize.COMMENT:
-                yield token.start[0], token.string
+                comments.append((token.start[0], token.start[0] not in line_has_code, token.string))
+            elif token.type in (tokenize.NEWLINE, tokenize.NL):
+                at_start = at_start or token.type == tokenize.NEWLINE
+            elif token.type not in (tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER):
+                line_has_code.update(range(token.start[0], token.end[0] + 1))
+                if at_start:
+                    statements.append(token.start)
+                    at_start = False
     except (tokenize.TokenError, SyntaxError, IndentationError):
-        return
+        pass
+    return comments, statements
+
+
+def _block_end(line: int, statements: list[tuple[int, int]]) -> float:
+    """The last line of the block a comment on `line` stands in: the block of the next
+    statement, which ends before the first later statement indented less (pylint's scope of a
+    `# pylint: disable` on a line of its own; at the top level, the rest of the module)."""
+    following = [start for start in statements if start[0] > line]
+    if not following:
+        return line
+    indent = following[0][1]
+    return next((start[0] - 1 for start in following if start[1] < indent), float("inf"))
