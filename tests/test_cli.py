@@ -161,6 +161,17 @@ def test_pylint_disable_holds_where_pylint_says_on_every_front_end(tmp_path):
                    run_tool("flake8", "--select", "NPU101", str(path)).stdout.splitlines()]
     assert pylint_rows == [4, 8, 17, 21, 22, 29, 34, 42, 56, 58, 59]
     assert cli_rows == flake8_rows == pylint_rows
+    # pylint ignores the whole file for `skip-file`, and for the deprecated `disable=all` anywhere;
+    # not for `disable-next=all`, a name that only starts with "all", or the text of a string
+    body = "import torch\nimport torch_npu\nx = torch.cuda.device_count()\n"
+    for comment, rows in (("# pylint: skip-file", []), ("    y = 1  # pylint: disable=all", []),
+                          ("y = 1  # pylint: disable-next=all", [3]), ("s = '# pylint: skip-file'", [3])):
+        path = _write(tmp_path, body + ("def f():\n" if comment.startswith(" ") else "") + comment + "\n")
+        pylint = run_tool("pylint", "--load-plugins", "npu_lint", "--disable=all", "--enable=torch-cuda-api",
+                          "--score=n", str(path)).stdout
+        cli = json.loads(run_tool("npu_lint", "check", "--format", "json", str(path)).stdout)
+        assert [int(line.split(":")[1]) for line in pylint.splitlines() if "W5101" in line] == rows, comment
+        assert [item["location"]["row"] for item in cli] == rows, comment
 
 
 def test_select_and_ignore(tmp_path):

@@ -5,7 +5,7 @@ flake8 and pylint apply their own comments as well; applying them in the engine
 makes every path (CLI, fix, migrate's reports, the editor) honour the same ones, with pylint's
 scopes: a `# pylint: disable=...` after code on a line holds for that line, one on a line of its
 own for the rest of the block it stands in (the rest of the module at the top level), up to a
-`# pylint: enable=...` of the same name.
+`# pylint: enable=...` of the same name; `# pylint: skip-file` (and `disable=all`) for the file.
 """
 from __future__ import annotations
 
@@ -20,6 +20,10 @@ from npu_lint.core.suppression_comments import PYLINT_DISABLE, noqa_codes
 _MARKER = re.compile(r"noqa|pylint:", re.IGNORECASE)
 # A `# pylint: disable` on a line of its own: it may hide findings many lines below it.
 _BLOCK_DISABLE = re.compile(r"^[ \t]*#\s*pylint:\s*disable\s*=", re.MULTILINE)
+# pylint ignores a whole file for a `# pylint: skip-file` comment, and for the deprecated
+# `disable-all` and `disable=all` anywhere in it (message "file-ignored").
+_PYLINT_SKIP_FILE = re.compile(r"#.*?\bpylint:\s*(?:skip-file|disable-all)\b")
+_MAY_SKIP_FILE = re.compile(r"\bpylint:\s*(?:skip-file|disable-all|disable\s*=.*\ball\b)")
 _PYLINT_ENABLE = re.compile(r"#\s*pylint:\s*enable\s*=\s*(?P<names>[\w\-, ]+)")
 # flake8's own pattern (flake8/defaults.py NOQA_FILE, matched at the start of a raw line): a file
 # holding `# flake8: noqa` is one flake8 skips whole; Ruff reads it so too.
@@ -39,7 +43,7 @@ class Suppressions:
         if findings is None:
             return bool(lines)
         return any(finding.start.line in lines for finding in findings) or _skipped_whole(text) \
-            or bool(_BLOCK_DISABLE.search(text))
+            or bool(_BLOCK_DISABLE.search(text) or _MAY_SKIP_FILE.search(text))
 
     def __init__(self, text: str):
         self.whole_file = _skipped_whole(text)
@@ -50,11 +54,15 @@ class Suppressions:
         comments, statements = _comments_and_statements(text)
         enabled = []
         for line, own_line, comment in comments:
+            if _PYLINT_SKIP_FILE.search(comment):
+                self.whole_file = True
             codes = noqa_codes(comment)
             if codes is not False:
                 self.noqa[line] = codes
             for match in PYLINT_DISABLE.finditer(comment):
                 names = _names(match)
+                if "all" in names and not match.group("next"):
+                    self.whole_file = True
                 if own_line and not match.group("next"):
                     self.blocks.append((line, _block_end(line, statements), names))
                     continue
