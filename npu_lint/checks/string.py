@@ -44,6 +44,7 @@ from astroid import nodes
 
 from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.arguments import argument_role, chosen_on_npu, is_docstring
+from npu_lint.analysis.call_arguments import arguments_for
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import (
     STRING_TESTS,
@@ -858,8 +859,25 @@ def _holds_program_literal(operand: nodes.NodeNG, depth: int = 0) -> bool:
               and (_literal_choice(assignment.parent.value) or _recased(assignment.parent.value, depth))]
     return bool(assignments) and all(
         assignment in picked or isinstance(assignment, nodes.AssignName) and (
-            _string_parameter(assignment) or (bool(picked) and _none_parameter(assignment)))
+            _string_parameter(assignment) or (bool(picked) and _none_parameter(assignment))
+            or _handed_program_strings(assignment, depth))
         for assignment in assignments)
+
+
+def _handed_program_strings(parameter: nodes.AssignName, depth: int) -> bool:
+    """A parameter of the module's function that every call of the module hands one of the
+    program's own strings: a literal, what argparse parsed (`args.device`), or a name holding one
+    (torch-rechub 0.9.0's run_hllm_movielens.py: `main(..., args.device, ...)` hands `device` to
+    `check_training_environment(device, ...)`, which tests `if device == 'cuda':`). A call that
+    hands anything else (`x.device`), or a function also read other than as a callee, is reported."""
+    given = arguments_for(parameter) if isinstance(parameter.parent, nodes.Arguments) and depth < 3 else None
+    return given is not None and all(_program_string(argument, depth + 1) for argument in given)
+
+
+def _program_string(value: nodes.NodeNG, depth: int) -> bool:
+    if isinstance(value, nodes.Attribute) and isinstance(value.expr, nodes.Name) and _parsed_arguments(value.expr):
+        return True
+    return _literal_choice(value) or _holds_program_literal(value, depth)
 
 
 def _str_of(operand: nodes.NodeNG) -> nodes.NodeNG | None:
