@@ -933,7 +933,61 @@ def _instance_holds_program_literal(attribute: nodes.Attribute) -> bool:
     'cuda':`). An attribute also stored from anything else (another parameter, `torch.device(...)`,
     `x.device`) is reported."""
     values = values_stored_in_self(attribute)
+    if values is None:
+        return _property_returns_program_strings(attribute)
     return bool(values) and all(_literal_choice(value) or _holds_program_literal(value) for value in values)
+
+
+def _property_returns_program_strings(attribute: nodes.Attribute) -> bool:
+    """`self.TORCH_DEVICE_MODEL`, a property of the class whose every return is one of its own
+    literals or a text field of the class (texify 0.2.1's pydantic settings: `TORCH_DEVICE:
+    Optional[str] = None`, and `if self.TORCH_DEVICE is not None: return self.TORCH_DEVICE`, else
+    `return "cuda"` or `"cpu"`): a string the program or its user chose, which the patch leaves as
+    it is. A property that returns anything else (`self.weight.device`) is reported."""
+    klass = _class_of_method(attribute)
+    getter = next((member for member in klass.body if isinstance(member, nodes.FunctionDef)
+                   and member.name == attribute.attrname and _is_property(member)), None) if klass else None
+    if getter is None:
+        return False
+    returned = [node.value for node in getter.nodes_of_class(nodes.Return, skip_klass=(nodes.FunctionDef, nodes.Lambda))
+                if node.scope() is getter]
+    return bool(returned) and all(
+        value is not None and (_literal_choice(value) or _text_field(klass, value)) for value in returned)
+
+
+def _class_of_method(attribute: nodes.Attribute) -> nodes.ClassDef | None:
+    method = attribute.frame()
+    klass = method.parent if isinstance(method, nodes.FunctionDef) else None
+    return klass if isinstance(klass, nodes.ClassDef) else None
+
+
+def _is_property(function: nodes.FunctionDef) -> bool:
+    decorators = function.decorators.nodes if function.decorators else []
+    return any(isinstance(decorator, nodes.Name) and decorator.name == "property" for decorator in decorators)
+
+
+def _text_field(klass: nodes.ClassDef, value: nodes.NodeNG) -> bool:
+    """`self.TORCH_DEVICE` of a class that declares `TORCH_DEVICE: str` or `Optional[str]` in its body
+    (a settings or dataclass field) and never stores another value in it."""
+    if not (isinstance(value, nodes.Attribute) and isinstance(value.expr, nodes.Name) and value.expr.name == "self") \
+            or value.attrname in klass.instance_attrs:
+        return False
+    return any(isinstance(member, nodes.AnnAssign) and isinstance(member.target, nodes.AssignName)
+               and member.target.name == value.attrname and _names_text(member.annotation) for member in klass.body)
+
+
+def _names_text(annotation: nodes.NodeNG) -> bool:
+    """`str`, `Optional[str]`, `str | None`."""
+    if isinstance(annotation, nodes.Name):
+        return annotation.name == "str"
+    if isinstance(annotation, nodes.Subscript) and isinstance(annotation.value, (nodes.Name, nodes.Attribute)) \
+            and _last(annotation.value) == "Optional":
+        return _names_text(annotation.slice)
+    if isinstance(annotation, nodes.BinOp) and annotation.op == "|":
+        parts = (annotation.left, annotation.right)
+        return any(_names_text(part) for part in parts) and all(
+            _names_text(part) or isinstance(part, nodes.Const) and part.value is None for part in parts)
+    return False
 
 
 def _literal_choice(value: nodes.NodeNG, in_choice: bool = False, depth: int = 0) -> bool:
