@@ -44,6 +44,7 @@ from astroid import nodes
 
 from npu_lint.analysis import device_neutral, edits
 from npu_lint.analysis.arguments import argument_role, chosen_on_npu, is_docstring
+from npu_lint.analysis.call_arguments import arguments_for
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_library_guards import (
     STRING_TESTS,
@@ -858,8 +859,25 @@ def _holds_program_literal(operand: nodes.NodeNG, depth: int = 0) -> bool:
               and (_literal_choice(assignment.parent.value) or _recased(assignment.parent.value, depth))]
     return bool(assignments) and all(
         assignment in picked or isinstance(assignment, nodes.AssignName) and (
-            _string_parameter(assignment) or (bool(picked) and _none_parameter(assignment)))
+            _string_parameter(assignment) or (bool(picked) and _none_parameter(assignment))
+            or _handed_program_strings(assignment, depth))
         for assignment in assignments)
+
+
+def _handed_program_strings(parameter: nodes.AssignName, depth: int) -> bool:
+    """A parameter of the module's function that every call of the module hands one of the
+    program's own strings: a literal, what argparse parsed (`args.device`), or a name holding one
+    (torch-rechub 0.9.0's run_hllm_movielens.py: `main(..., args.device, ...)` hands `device` to
+    `check_training_environment(device, ...)`, which tests `if device == 'cuda':`). A call that
+    hands anything else (`x.device`), or a function also read other than as a callee, is reported."""
+    given = arguments_for(parameter) if isinstance(parameter.parent, nodes.Arguments) and depth < 3 else None
+    return given is not None and all(_program_string(argument, depth + 1) for argument in given)
+
+
+def _program_string(value: nodes.NodeNG, depth: int) -> bool:
+    if isinstance(value, nodes.Attribute) and isinstance(value.expr, nodes.Name) and _parsed_arguments(value.expr):
+        return True
+    return _literal_choice(value) or _holds_program_literal(value, depth)
 
 
 def _str_of(operand: nodes.NodeNG) -> nodes.NodeNG | None:
@@ -915,7 +933,61 @@ def _instance_holds_program_literal(attribute: nodes.Attribute) -> bool:
     'cuda':`). An attribute also stored from anything else (another parameter, `torch.device(...)`,
     `x.device`) is reported."""
     values = values_stored_in_self(attribute)
+    if values is None:
+        return _property_returns_program_strings(attribute)
     return bool(values) and all(_literal_choice(value) or _holds_program_literal(value) for value in values)
+
+
+def _property_returns_program_strings(attribute: nodes.Attribute) -> bool:
+    """`self.TORCH_DEVICE_MODEL`, a property of the class whose every return is one of its own
+    literals or a text field of the class (texify 0.2.1's pydantic settings: `TORCH_DEVICE:
+    Optional[str] = None`, and `if self.TORCH_DEVICE is not None: return self.TORCH_DEVICE`, else
+    `return "cuda"` or `"cpu"`): a string the program or its user chose, which the patch leaves as
+    it is. A property that returns anything else (`self.weight.device`) is reported."""
+    klass = _class_of_method(attribute)
+    getter = next((member for member in klass.body if isinstance(member, nodes.FunctionDef)
+                   and member.name == attribute.attrname and _is_property(member)), None) if klass else None
+    if getter is None:
+        return False
+    returned = [node.value for node in getter.nodes_of_class(nodes.Return, skip_klass=(nodes.FunctionDef, nodes.Lambda))
+                if node.scope() is getter]
+    return bool(returned) and all(
+        value is not None and (_literal_choice(value) or _text_field(klass, value)) for value in returned)
+
+
+def _class_of_method(attribute: nodes.Attribute) -> nodes.ClassDef | None:
+    method = attribute.frame()
+    klass = method.parent if isinstance(method, nodes.FunctionDef) else None
+    return klass if isinstance(klass, nodes.ClassDef) else None
+
+
+def _is_property(function: nodes.FunctionDef) -> bool:
+    decorators = function.decorators.nodes if function.decorators else []
+    return any(isinstance(decorator, nodes.Name) and decorator.name == "property" for decorator in decorators)
+
+
+def _text_field(klass: nodes.ClassDef, value: nodes.NodeNG) -> bool:
+    """`self.TORCH_DEVICE` of a class that declares `TORCH_DEVICE: str` or `Optional[str]` in its body
+    (a settings or dataclass field) and never stores another value in it."""
+    if not (isinstance(value, nodes.Attribute) and isinstance(value.expr, nodes.Name) and value.expr.name == "self") \
+            or value.attrname in klass.instance_attrs:
+        return False
+    return any(isinstance(member, nodes.AnnAssign) and isinstance(member.target, nodes.AssignName)
+               and member.target.name == value.attrname and _names_text(member.annotation) for member in klass.body)
+
+
+def _names_text(annotation: nodes.NodeNG) -> bool:
+    """`str`, `Optional[str]`, `str | None`."""
+    if isinstance(annotation, nodes.Name):
+        return annotation.name == "str"
+    if isinstance(annotation, nodes.Subscript) and isinstance(annotation.value, (nodes.Name, nodes.Attribute)) \
+            and _last(annotation.value) == "Optional":
+        return _names_text(annotation.slice)
+    if isinstance(annotation, nodes.BinOp) and annotation.op == "|":
+        parts = (annotation.left, annotation.right)
+        return any(_names_text(part) for part in parts) and all(
+            _names_text(part) or isinstance(part, nodes.Const) and part.value is None for part in parts)
+    return False
 
 
 def _literal_choice(value: nodes.NodeNG, in_choice: bool = False, depth: int = 0) -> bool:

@@ -1,0 +1,59 @@
+"""What the module's own calls hand a parameter of one of its functions.
+
+    def check_training_environment(device, model_type, dataset_path):    torch-rechub 0.9.0's
+        if device == 'cuda':                                             run_hllm_movielens.py
+    ...
+    check_training_environment(device, model_type, dataset_path)       (in `main`)
+    main(dataset_path, args.model_type, ..., args.device, ...)         (under `__main__`)
+
+A parameter without a default holds whatever its callers give; where the function is only ever
+called by its name in its own module, and no other module calls it (it is private, or its module
+is a program's own: a script with a `__main__` guard, not a library), those calls are all the
+callers there are, so what they hand over says what the parameter holds.
+"""
+from __future__ import annotations
+
+from astroid import nodes
+
+from npu_lint.analysis.entry_module import is_main_guard
+from npu_lint.analysis.names import bindings
+
+
+def arguments_for(parameter: nodes.AssignName) -> list[nodes.NodeNG] | None:
+    """The argument every call of the module gives `parameter`, a parameter of one of its
+    top-level functions that only it calls; None when the function is never called, is also read other than as a
+    callee (handed on as a callback, exported), or a call gives no argument there or hands
+    `*args` / `**kwargs` that may carry it."""
+    arguments = parameter.parent
+    function = arguments.parent if isinstance(arguments, nodes.Arguments) else None
+    if not (isinstance(function, nodes.FunctionDef) and isinstance(function.parent, nodes.Module)):
+        return None
+    if not (function.name.startswith("_") or any(is_main_guard(stmt) for stmt in function.parent.body)):
+        return None  # a library's function, which other modules may call with anything
+    position = _position(arguments, parameter)
+    given: list[nodes.NodeNG] = []
+    for name in function.root().nodes_of_class(nodes.Name):
+        if name.name != function.name or function not in bindings(name):
+            continue
+        call = name.parent
+        if not (isinstance(call, nodes.Call) and call.func is name):
+            return None
+        argument = _argument_at(call, parameter.name, position)
+        if argument is None:
+            return None
+        given.append(argument)
+    return given or None
+
+
+def _position(arguments: nodes.Arguments, parameter: nodes.AssignName) -> int | None:
+    positional = [*arguments.posonlyargs, *(arguments.args or [])]
+    return positional.index(parameter) if parameter in positional else None
+
+
+def _argument_at(call: nodes.Call, name: str, position: int | None) -> nodes.NodeNG | None:
+    if any(isinstance(argument, nodes.Starred) for argument in call.args) \
+            or any(keyword.arg is None for keyword in call.keywords or ()):
+        return None
+    if position is not None and position < len(call.args):
+        return call.args[position]
+    return next((keyword.value for keyword in call.keywords or () if keyword.arg == name), None)
