@@ -15,6 +15,8 @@ word; `ModuleContext.report` drops every finding there. Only the package chain c
 under a folder named so says nothing), and a word must be whole (`_mlu_ops` is, `mlucas` is not).
 Apple's MLX counts too: GPTQModel's `mlx_*.py` modules hand tensors to MLX arrays on macOS on
 Apple silicon and back (`torch.from_dlpack(mlx_array)`), a path no Ascend host takes.
+So is a module that imports such a vendor's torch plugin at its top, outside any guard
+(`import habana_frameworks.torch.core`, `import torch_mlu`): it loads on that vendor's hosts only.
 Not DeepLink's DIPU, which runs on Ascend too, nor the CPU's architectures (FlagGems' `_arm/`
 backend is Triton for the CPU, which may be the NPU host's own).
 """
@@ -43,10 +45,33 @@ _VENDOR_WORDS = frozenset({
 })
 
 
+# The torch plugins of those vendors' chips, which only their hosts have installed.
+_VENDOR_PLUGINS = frozenset({"habana_frameworks", "torch_mlu", "torch_musa", "torch_gcu", "torch_sdaa",
+                             "torch_txda", "torch_ptpu"})
+
+
 def written_for_other_accelerator(path: str) -> bool:
     """Is the module at `path` the project's code for another vendor's accelerator, by its name
     or its packages' names?"""
     return module_named_for(path, _VENDOR_WORDS)
+
+
+def imports_vendor_plugin(module: nodes.Module) -> bool:
+    """Does the module import another vendor's torch plugin in its own body, outside any `try` or
+    `if` (neural-compressor 3.10's mixed_low_precision/custom_methods/gptq.py: `import
+    habana_frameworks.torch.core as htcore`)? It then fails to load where the plugin is missing,
+    an Ascend host among them: it is that vendor's code, whatever its name. A plugin imported
+    lazily or under a guard (`LazyImport("habana_frameworks.torch.core")`) leaves the module common."""
+    for statement in module.body:
+        if isinstance(statement, nodes.Import):
+            names = [name for name, _alias in statement.names]
+        elif isinstance(statement, nodes.ImportFrom) and not statement.level:
+            names = [statement.modname]
+        else:
+            continue
+        if any(name.split(".", 1)[0] in _VENDOR_PLUGINS for name in names):
+            return True
+    return False
 
 
 _MLX = "mlx"

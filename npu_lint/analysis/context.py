@@ -5,7 +5,8 @@ import re
 
 from astroid import nodes
 
-from npu_lint.analysis.accelerator_modules import in_function_for_mlx, may_name_mlx, written_for_other_accelerator
+from npu_lint.analysis.accelerator_modules import (imports_vendor_plugin, in_function_for_mlx, may_name_mlx,
+                                                   written_for_other_accelerator)
 from npu_lint.analysis.amd_modules import written_for_amd
 from npu_lint.analysis.legacy_fallbacks import may_test_torch_names, reached_only_by_older_torch
 from npu_lint.analysis.library_objects import may_test_library_types, only_for_library_objects
@@ -181,7 +182,8 @@ class ModuleContext:
         never applied, since it would break the CUDA path."""
         if self._written_for_other_gpu is None:
             path = self.module.file or ""
-            self._written_for_other_gpu = written_for_amd(path) or written_for_other_accelerator(path)
+            self._written_for_other_gpu = written_for_amd(path) or written_for_other_accelerator(path) \
+                or imports_vendor_plugin(self.module)
         if self._written_for_other_gpu:
             return  # the project's code for AMD's GPUs (torch.cuda is ROCm's) or another vendor's chip
         if self.settings.strategy != "auto":

@@ -14,7 +14,8 @@
 module's own CUDA build (analysis/cuda_builds.py), also one a build helper of the project makes from
 `.cu` sources (OLMo-core's `LazyCudaExtension(sources=(..."kernel.cu"))`), counts as such a kernel too, and so does a function
 that imports from a module of the project named for a CUDA-only library (openai-whisper's timing.py:
-`def dtw_cuda(x): from .triton_ops import dtw_kernel`). A method of a class that defines and
+`def dtw_cuda(x): from .triton_ops import dtw_kernel`), and so does a function or class that builds
+`.cu` sources at run time (nncf's `QuantizedFunctionsCUDALoader.load`). A method of a class that defines and
 launches such a kernel in its own body runs one too, for the class's other methods that call it
 through `self`. A device test that
 decides whether one of them runs keeps NPU tensors out of a CUDA kernel, and the device a custom
@@ -86,9 +87,9 @@ def method_running_kernel(callee: nodes.NodeNG) -> nodes.FunctionDef | None:
 def _kernel_names(module: nodes.Module) -> frozenset[str]:
     definitions = list(_module_definitions(module))
     builds_at_run_time = _imports_cpp_extension(module)
-    found = {d.name for d in definitions if isinstance(d, nodes.FunctionDef)
-             and (_decorated_by_library(d) or _imports_kernel_module(d)
-                  or (builds_at_run_time and _builds_cuda(d)))}
+    found = {d.name for d in definitions
+             if isinstance(d, nodes.FunctionDef) and (_decorated_by_library(d) or _imports_kernel_module(d))
+             or builds_at_run_time and _builds_cuda(d)}
     builds = _names_of_builds(module) | _kernel_module_imports(module)
     if not found and not builds:
         return frozenset()
@@ -150,15 +151,22 @@ def _decorated_by_library(function: nodes.FunctionDef) -> bool:
 
 def _imports_cpp_extension(module: nodes.Module) -> bool:
     """Does the module import from torch.utils? `from torch.utils import cpp_extension` is known
-    only as `torch.utils` to the module's facts, so any torch.utils import lets the builds be read."""
-    return any(imported.startswith("torch.utils") for imported in facts_of(module).imported)
+    only as `torch.utils` to the module's facts, so any torch.utils import lets the builds be read.
+    So does `import torch` with `torch.utils.cpp_extension.load(...)` spelled out (nncf 3.4's
+    torch/quantization/extensions.py)."""
+    imported = facts_of(module).imported
+    if any(name.startswith("torch.utils") for name in imported):
+        return True
+    return "torch" in imported and any(attribute.attrname == "cpp_extension"
+                                       for attribute in module.nodes_of_class(nodes.Attribute))
 
 
-def _builds_cuda(function: nodes.FunctionDef) -> bool:
+def _builds_cuda(definition: nodes.FunctionDef | nodes.ClassDef) -> bool:
     """`def _load(name): ... load(name, sources=[...".cu"], extra_cuda_cflags=[...])` (SevenNet's
     calculator.py and batch_d3.py, which then load the library with ctypes): the function builds
-    and loads a CUDA kernel, so what calls it runs one."""
-    return any(cuda_build_argument(call) is not None for call in function.nodes_of_class(nodes.Call))
+    and loads a CUDA kernel, so what calls it runs one. So does a class one of whose methods does
+    (nncf 3.4's `QuantizedFunctionsCUDALoader.load`): what makes one is set to build it."""
+    return any(cuda_build_argument(call) is not None for call in definition.nodes_of_class(nodes.Call))
 
 
 def _kernel_module_imports(module: nodes.Module) -> frozenset[str]:

@@ -1006,7 +1006,9 @@ def _handed_to_cuda_build(test: nodes.NodeNG) -> bool:
 def _picks_counterpart(test: nodes.NodeNG) -> bool:
     """`rnnt.rnnt_loss_gpu if is_cuda else rnnt.rnnt_loss_cpu` (espnet), `if p.is_cuda: from
     alignment_train_cuda_binding import ... else: from alignment_train_cpu_binding import ...`
-    (fairseq): the test picks a function or an extension built for CUDA over its CPU twin. On the
+    (fairseq), `QuantizedFunctionsCUDA.get("Quantize_forward")(x)` over the same call of
+    `QuantizedFunctionsCPU`, both imported (nncf 3.4): the test picks a function or an extension
+    built for CUDA over its CPU twin. On the
     NPU the CPU one is what runs; `.is_npu` would send NPU tensors into the CUDA one. Only
     functions picked by reference and imports count: buckets and states kept per device
     (`cuda_grad_params.append(p)`, `DeviceGPU()`) are where NPU values belong."""
@@ -1015,17 +1017,22 @@ def _picks_counterpart(test: nodes.NodeNG) -> bool:
         if any(_device_shapes(_function_reference(side))[0] and _own_torch_function(side)
                for side in (parent.body, parent.orelse)):
             return False  # `shift_gpu if x.device.type == "cuda" else shift_cpu`: the faster torch code
-        sides = [_function_reference(parent.body), _function_reference(parent.orelse)]
+        sides = [_function_reference(parent.body) + _imported_builds_called([parent.body]),
+                 _function_reference(parent.orelse) + _imported_builds_called([parent.orelse])]
     elif isinstance(parent, nodes.If) and parent.test is test and parent.orelse:
         if _picks_cuda_function(parent.body) and _raises_only(parent.orelse):
             return True  # `if is_cuda: loss_func = rnnt.tdt_loss_gpu else: raise ...` (NeMo): no twin
-        sides = [_imported_names(parent.body) + _assigned_references(parent.body),
-                 _imported_names(parent.orelse) + _assigned_references(parent.orelse)]
+        sides = [_imported_names(side) + _assigned_references(side) + _imported_builds_called(side)
+                 for side in (parent.body, parent.orelse)]
         if _calls_own_twins(parent.body, parent.orelse):
             return True
     elif isinstance(parent, nodes.If) and parent.test is test and parent.body and isinstance(parent.body[-1], nodes.Return):
         after = next(statements_after(parent), None)
-        return after is not None and _calls_own_twins(parent.body, [after])
+        if after is None:
+            return False
+        if _calls_own_twins(parent.body, [after]):
+            return True
+        sides = [_imported_builds_called(parent.body), _imported_builds_called([after])]
     else:
         return False
     (cuda_a, cpu_a), (cuda_b, cpu_b) = (_device_shapes(side) for side in sides)
@@ -1204,6 +1211,25 @@ def _imported_names(statements: list[nodes.NodeNG]) -> list[str]:
             names += [statement.modname, *(name for name, _alias in statement.names)]
         elif isinstance(statement, nodes.Import):
             names += [name for name, _alias in statement.names]
+    return names
+
+
+def _imported_builds_called(statements: list[nodes.NodeNG]) -> list[str]:
+    """`QuantizedFunctionsCUDA.get("Quantize_forward")(x, ...)` over `QuantizedFunctionsCPU.get(...)`
+    (nncf 3.4's quantize_functions.py), `fused_ops_cuda.scale(x)` over `fused_ops_cpu.scale(x)`: the
+    names, bound by an import, of the builds whose functions the statements call through an
+    attribute. The statement form of the fairseq imports, made once at the module's top. Not a name
+    called itself (`DeviceStatsGPU()` makes an object kept per device), nor `self`'s state."""
+    names = []
+    for statement in statements:
+        for call in statement.nodes_of_class(nodes.Call):
+            root, through_attribute = call.func, False
+            while isinstance(root, (nodes.Attribute, nodes.Call)):
+                through_attribute = through_attribute or isinstance(root, nodes.Attribute)
+                root = root.expr if isinstance(root, nodes.Attribute) else root.func
+            if through_attribute and isinstance(root, nodes.Name) and any(
+                    isinstance(bound, (nodes.Import, nodes.ImportFrom)) for bound in bindings(root)):
+                names.append(root.name)
     return names
 
 

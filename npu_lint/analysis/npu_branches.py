@@ -1106,18 +1106,18 @@ def _calls_skip_unless_other_accelerator(statement: nodes.NodeNG) -> bool:
 
 # The torch namespaces of accelerators that are neither CUDA nor the NPU (torch_musa's torch.musa,
 # torch_mlu's torch.mlu, Intel's torch.xpu, Habana's torch.hpu, Apple's torch.mps).
-_OTHER_ACCELERATORS = frozenset({"musa", "mlu", "xpu", "hpu", "mps", "sdaa"})
+OTHER_ACCELERATORS = frozenset({"musa", "mlu", "xpu", "hpu", "mps", "sdaa"})
 
 
 # What a platform layer is asked for an accelerator that is neither CUDA nor the NPU (vLLM's
 # `current_platform.is_rocm()`, `is_xpu()`, `is_tpu()`): false on an NPU host, whose platform is
 # a plugin of its own. ROCm counts although it answers through torch.cuda: code that runs on ROCm
 # alone is AMD's, and the CUDA code beside it is what the port reads.
-_OTHER_PLATFORM_QUERIES = frozenset({f"is_{name}" for name in _OTHER_ACCELERATORS | {"rocm", "hip", "tpu"}})
+_OTHER_PLATFORM_QUERIES = frozenset({f"is_{name}" for name in OTHER_ACCELERATORS | {"rocm", "hip", "tpu"}})
 # The same question as a function of the project's own (SGLang's `is_hip()`, `is_xpu()` from its
 # utils, its kernels' `is_hip_runtime()`, `is_musa_runtime()`).
 _OTHER_ACCELERATOR_FUNCTION = re.compile(
-    r"is_(?:%s)(?:_runtime)?" % "|".join(sorted(_OTHER_ACCELERATORS | {"rocm", "hip", "tpu"})))
+    r"is_(?:%s)(?:_runtime)?" % "|".join(sorted(OTHER_ACCELERATORS | {"rocm", "hip", "tpu"})))
 
 
 def _unless_other_accelerator(test: nodes.NodeNG) -> bool:
@@ -1145,11 +1145,11 @@ def _unless_other_accelerator(test: nodes.NodeNG) -> bool:
     if isinstance(probe, nodes.Call) and isinstance(probe.func, nodes.Name) and probe.func.name == "hasattr" \
             and len(probe.args) == 2 and qualified_name(probe.args[0]) == "torch":
         name = probe.args[1]
-        return isinstance(name, nodes.Const) and name.value in _OTHER_ACCELERATORS
+        return isinstance(name, nodes.Const) and name.value in OTHER_ACCELERATORS
     if isinstance(probe, nodes.Call) and not probe.args and isinstance(probe.func, nodes.Attribute) \
             and probe.func.attrname == "is_available":
         namespace = qualified_name(probe.func.expr) or ""
-        return namespace.startswith("torch.") and namespace.split(".")[-1] in _OTHER_ACCELERATORS
+        return namespace.startswith("torch.") and namespace.split(".")[-1] in OTHER_ACCELERATORS
     return False
 
 

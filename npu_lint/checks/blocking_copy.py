@@ -4,8 +4,9 @@ loop, without `non_blocking=True`.
 Only calls inside a loop are judged (that is where a training step copies each batch), not in
 a loop over a Module's parts or over a collection of models (`for m in self._models`), only
 on values that are Tensors or unknown (a Module's `.to()` moves parameters once), and only
-when the call names a device, not a dtype or the CPU, nor the device the tensor is already on
-(`x.detach().clone().to(x.device)`, torchmetrics' Metric caching its states: no copy leaves the
+when the call names a device, not a dtype or the CPU or another vendor's device (`.to("hpu")`
+in neural-compressor's Gaudi code, which an NPU program never runs), nor the device the tensor
+is already on (`x.detach().clone().to(x.device)`, torchmetrics' Metric caching its states: no copy leaves the
 device, so nothing waits for the host; nor back to the device it had before the loop moved
 it), nor a tensor a torch factory has just made on the host (`torch.full(shape,
 0).to(mask.device)`, `torch.from_numpy(a).to(device)`): its memory is pageable, so
@@ -30,6 +31,7 @@ from npu_lint.analysis.names import (
     assigned_values, bindings, identifier_words, is_method_self, keyword, qualified_name,
     single_value, values_stored_in_self
 )
+from npu_lint.analysis.npu_branches import OTHER_ACCELERATORS
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
 from npu_lint.analysis.test_code import in_test_function
 from npu_lint.checks.base import Check
@@ -64,7 +66,8 @@ def _names_a_device(call: nodes.Call, ctx: ModuleContext) -> bool:
         if isinstance(device.value, bool):
             return False
         return isinstance(device.value, int) or (
-            isinstance(device.value, str) and not device.value.startswith(("cpu", "meta")))
+            isinstance(device.value, str) and not device.value.startswith(("cpu", "meta"))
+            and device.value.split(":")[0] not in OTHER_ACCELERATORS)  # "hpu": Gaudi's code, not the NPU's
     source = ctx.node_text(device)
     text = source.lower()
     if "cpu" in text or "dtype" in text:
