@@ -1189,7 +1189,8 @@ def _function_reference(node: nodes.NodeNG) -> list[str]:
     return []
 
 
-_BUCKETS = (nodes.List, nodes.Dict, nodes.Set, nodes.Tuple, nodes.ListComp, nodes.DictComp, nodes.SetComp)
+# The collections a program fills as it goes; not a tuple, which may pair a kernel's functions
+_BUCKETS = (nodes.List, nodes.Dict, nodes.Set, nodes.ListComp, nodes.DictComp, nodes.SetComp)
 
 
 def _bucket(name: nodes.Name) -> bool:
