@@ -323,3 +323,33 @@ def test_a_neutral_entry_names_a_release_torch_npu_had():
         cuda_surface._neutral_table({"torch.cuda.X": {"name": "torch.X", "since": "1.0"}})
     with pytest.raises(RuleDataError, match="neutral.torch.cuda.X"):
         cuda_surface._neutral_table({"torch.cuda.X": {"since": "2.7.1"}})
+
+
+def test_a_stream_or_event_kept_in_self_and_read_for_its_cuda_handle_is_not_rewritten():
+    # bagua's tensor.py: `self._bagua_ready_event = torch.cuda.Event()` in one method, its raw
+    # handle `self._bagua_ready_event.cuda_event` handed to the Rust backend in another. torch_npu's
+    # events bind `npu_event`, not `cuda_event`, as its streams bind `npu_stream`: the renamed
+    # class would raise AttributeError there. Events and streams whose handle nobody reads, and a
+    # local of the same name in another class, keep their fix.
+    text = ("import torch\n"
+            "class Ready:\n"
+            "    def __init__(self):\n"
+            "        self.event = torch.cuda.Event()\n"
+            "        self.stream = torch.cuda.Stream()\n"
+            "        self.timer = torch.cuda.Event(enable_timing=True)\n"
+            "    def mark(self, backend):\n"
+            "        backend.mark_ready(self.event.cuda_event, self.stream.cuda_stream)\n"
+            "        return self.timer.elapsed_time(self.event)\n"
+            "class Other:\n"
+            "    def __init__(self):\n"
+            "        self.event = torch.cuda.Event()\n"
+            "    def handle(self):\n"
+            "        event = torch.cuda.Event()\n"
+            "        return event.cuda_event, self.event.query()\n")
+    findings = {f.start.line: f for f in Engine().check_text(text).findings if f.code == "NPU101"}
+    assert sorted(findings) == [4, 5, 6, 12, 14]
+    for line in (4, 5, 14):
+        assert findings[line].fix.applicability is Applicability.DISPLAY_ONLY
+    assert "npu_event" in findings[4].message and "npu_stream" in findings[5].message
+    for line in (6, 12):
+        assert findings[line].fix.applicability is Applicability.SAFE and findings[line].fix.edits

@@ -1190,10 +1190,21 @@ def _raises_only(statements: list[nodes.NodeNG]) -> bool:
 def _function_reference(node: nodes.NodeNG) -> list[str]:
     """`rnnt_loss_gpu`, `rnnt.rnnt_loss_gpu`: a name picked, not called, and no state of `self`."""
     if isinstance(node, nodes.Name):
-        return [node.name]
+        return [] if _bucket(node) else [node.name]
     if isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name) and node.expr.name not in ("self", "cls"):
         return [node.attrname]
     return []
+
+
+# The collections a program fills as it goes; not a tuple, which may pair a kernel's functions
+_BUCKETS = (nodes.List, nodes.Dict, nodes.Set, nodes.ListComp, nodes.DictComp, nodes.SetComp)
+
+
+def _bucket(name: nodes.Name) -> bool:
+    """`gpu_slabs` of `gpu_slabs: List[Slab] = [Slab(...)]` (torchsnapshot's batcher picks
+    `slabs = gpu_slabs` over `cpu_slabs`): a name bound once to a collection it makes holds values
+    per device, no function built for one; the NPU's values belong in the CUDA one."""
+    return isinstance(single_value(name), _BUCKETS)
 
 
 def _assigned_references(statements: list[nodes.NodeNG]) -> list[str]:
