@@ -1008,10 +1008,10 @@ def _picks_counterpart(test: nodes.NodeNG) -> bool:
     alignment_train_cuda_binding import ... else: from alignment_train_cpu_binding import ...`
     (fairseq), `QuantizedFunctionsCUDA.get("Quantize_forward")(x)` over the same call of
     `QuantizedFunctionsCPU`, both imported (nncf 3.4): the test picks a function or an extension
-    built for CUDA over its CPU twin. On the
-    NPU the CPU one is what runs; `.is_npu` would send NPU tensors into the CUDA one. Only
-    functions picked by reference and imports count: buckets and states kept per device
-    (`cuda_grad_params.append(p)`, `DeviceGPU()`) are where NPU values belong."""
+    built for CUDA over its CPU twin. On the NPU the CPU one is what runs; `.is_npu` would send
+    NPU tensors into the CUDA one. Only functions picked by reference and imports count: buckets
+    and states kept per device (`cuda_grad_params.append(p)`, `DeviceGPU()`, torchsnapshot's
+    `slabs = gpu_slabs`) are where NPU values belong."""
     parent = test.parent
     if isinstance(parent, nodes.IfExp) and parent.test is test:
         if any(_device_shapes(_function_reference(side))[0] and _own_torch_function(side)
