@@ -50,12 +50,13 @@ def _wrapped_set(wrapper: str, release: str) -> frozenset[str]:
 def call_is_wrapped(call: nodes.Call, wrapper: str, release: str) -> bool:
     """Does transfer_to_npu's `wrapper` rewrite the arguments of this call?"""
     wrapped = _wrapped_set(wrapper, release)
-    qname = qualified_name(call.func)
+    callee = _callee(call)
+    qname = qualified_name(callee)
     if qname is not None:
         target = transfer_facts().reaches.get(qname, qname)
         return target in wrapped or f"{target}.__init__" in wrapped
-    if isinstance(call.func, nodes.Attribute):  # a method on a value: Tensor.to, Module.to_empty
-        name = call.func.attrname
+    if isinstance(callee, nodes.Attribute):  # a method on a value: Tensor.to, Module.to_empty
+        name = callee.attrname
         return f"torch.Tensor.{name}" in wrapped or f"torch.nn.Module.{name}" in wrapped
     return False
 
@@ -74,9 +75,18 @@ def device_is_rewritten(call: nodes.Call, wrapper: str, release: str) -> bool:
     its weight with torch.empty)? Only the device goes on: its other arguments are not rewritten."""
     if call_is_wrapped(call, wrapper, release):
         return True
-    qname = qualified_name(call.func)
+    qname = qualified_name(_callee(call))
     passed_to = transfer_facts().passes_device_to(qname) if qname is not None else None
     return passed_to is not None and passed_to in _wrapped_set(wrapper, release)
+
+
+def _callee(call: nodes.Call) -> nodes.NodeNG:
+    """The function a call's arguments reach: `functools.partial(torch.as_tensor, device="cuda")`
+    (MONAI's tests/utils.py) hands its arguments to torch.as_tensor at each call, and the name it
+    is given is read after the patch has replaced it by its wrapped one."""
+    if call.args and qualified_name(call.func) == "functools.partial":
+        return call.args[0]
+    return call.func
 
 
 def enclosing_call(node: nodes.NodeNG) -> nodes.Call | None:

@@ -63,6 +63,7 @@ from npu_lint.analysis.names import (
 )
 from npu_lint.analysis.not_values import given_by_pytest, keyed_by_device_type, literal_members_declaring, not_a_value
 from npu_lint.analysis.other_frameworks import other_framework_code
+from npu_lint.analysis.prefix_cuts import prefix_cut_bounds
 from npu_lint.analysis.test_code import expected_by_test, expects_value_of_test_text
 from npu_lint.analysis.transfer import call_is_wrapped, device_is_rewritten, enclosing_call, rewrites_every_word
 from npu_lint.checks.base import Check
@@ -360,6 +361,7 @@ class StringCheck(Check):
         elif renamed is not None:
             also = _declared_members_edits(ctx, expression, value, replacement, *renamed)
             also += _sliced_to_length_edits(ctx, expression, value, replacement)
+            also += _prefix_cut_edits(ctx, expression, value, replacement)
         options = _paired_options_naming(expression, self.quiet_deciding) if edit is not None else None
         if options is not None:
             # flair's `("CUDAExecutionProvider", {..., "gpu_mem_limit": ..., "cudnn_conv_algo_search": ...})`
@@ -601,6 +603,17 @@ def _sliced_to_length_edits(ctx: ModuleContext, node: nodes.NodeNG, value: str, 
             start, end = ctx.start(bound), ctx.end(bound)
             found.append(Edit(start, end, str(len(replacement))))
     return tuple(found)
+
+
+def _prefix_cut_edits(ctx: ModuleContext, node: nodes.NodeNG, value: str, replacement: str) -> tuple[Edit, ...]:
+    """`if device.startswith("cuda"): ... int(device[5:])` (TotalSegmentator's select_device): the
+    cut after the tested prefix takes the new prefix's length with its rename, or it eats the index."""
+    test = node.parent
+    if len(value) == len(replacement) or not isinstance(test, nodes.Call) or node not in test.args:
+        return ()
+    shift = len(replacement) - len(value)
+    return tuple(Edit(ctx.start(bound), ctx.end(bound), str(bound.value + shift))
+                 for bound in prefix_cut_bounds(test, value))
 
 
 def _slice_bound(operand: nodes.NodeNG) -> nodes.Const | None:
