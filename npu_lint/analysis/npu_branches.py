@@ -1403,7 +1403,7 @@ def _polarity(test: nodes.NodeNG) -> int:
         return UNKNOWN
     if isinstance(test, nodes.Compare):
         return _compare_polarity(test)
-    if _is_cuda_build_version(test):
+    if is_cuda_build_version(test):
         return NEGATIVE  # `if torch.version.cuda:`: None on the NPU's torch
     if _asks_platform_for_cuda(test):
         return NEGATIVE  # `if current_platform.is_cuda_alike():` where the module asks `is_npu()` too
@@ -1432,7 +1432,7 @@ def _compare_polarity(test: nodes.Compare) -> int:
             or (ascend and _is_ascend_string(right)):
         return {"==": POSITIVE, "is": POSITIVE, "in": POSITIVE,
                 "!=": NEGATIVE, "is not": NEGATIVE, "not in": NEGATIVE}.get(op, UNKNOWN)
-    if isinstance(right, nodes.Const) and right.value is None and _is_cuda_build_version(left):
+    if isinstance(right, nodes.Const) and right.value is None and is_cuda_build_version(left):
         # `is None` holds on the NPU but on every build without CUDA too: it says nothing
         return {"is not": NEGATIVE, "!=": NEGATIVE}.get(op, UNKNOWN)
     if isinstance(right, nodes.Const) and right.value is None and names_npu(left):
@@ -1459,8 +1459,8 @@ def _asks_for_cuda_build(node: nodes.NodeNG) -> bool:
     if isinstance(node, nodes.BoolOp):
         return any(_asks_for_cuda_build(value) for value in node.values)
     if isinstance(node, nodes.Compare) and len(node.ops) == 1:
-        return _is_cuda_build_version(node.left)
-    return _is_cuda_build_version(node)
+        return is_cuda_build_version(node.left)
+    return is_cuda_build_version(node)
 
 
 _PLATFORM_CUDA_QUERIES = frozenset({"is_cuda", "is_cuda_alike"})
@@ -1496,7 +1496,7 @@ def _is_hip_build_version(node: nodes.NodeNG) -> bool:
     return isinstance(node, nodes.Attribute) and node.attrname == "hip" and qualified_name(node) == "torch.version.hip"
 
 
-def _is_cuda_build_version(node: nodes.NodeNG) -> bool:
+def is_cuda_build_version(node: nodes.NodeNG) -> bool:
     """`torch.version.cuda` / `torch.version.hip` (also through `from torch import version`)."""
     return isinstance(node, nodes.Attribute) and node.attrname in ("cuda", "hip") \
         and qualified_name(node) in _CUDA_BUILD_VERSIONS

@@ -249,22 +249,18 @@ def _fresh_host_tensor(receiver: nodes.NodeNG, ctx: ModuleContext) -> bool:
     return made is not None and "pin_memory" not in ctx.node_text(made)
 
 
-def _inside(node: nodes.NodeNG, loop: nodes.NodeNG) -> bool:
-    return any(ancestor is loop for ancestor in node.node_ancestors())
-
-
 def _input_device(device: nodes.NodeNG | None, loop: nodes.NodeNG) -> bool:
     """`audio.device` of the tensor the loop works through and never rebinds (torchcrepe's
     `result.to(audio.device)`), or a name that saved it before the loop (descript-audio-codec's
     `original_device = audio_signal.device`): where the loop's data came from."""
     if isinstance(device, nodes.Name):
         saved = single_value(device)
-        return saved is not None and not _inside(saved, loop) and _input_device(saved, loop)
+        return saved is not None and not loop.parent_of(saved) and _input_device(saved, loop)
     if not (isinstance(device, nodes.Attribute) and device.attrname == "device"
             and isinstance(device.expr, nodes.Name)) or is_method_self(device.expr):
         return False
     found = bindings(device.expr)
-    return bool(found) and not any(_inside(binding, loop) for binding in found) \
+    return bool(found) and not any(loop.parent_of(binding) for binding in found) \
         and _works_through(device.expr.name, loop)
 
 

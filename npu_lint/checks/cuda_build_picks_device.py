@@ -22,10 +22,10 @@ from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.npu_branches import is_cuda_build_version
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Edit, Position
 
-_BUILD_VERSIONS = frozenset({"torch.version.cuda", "torch.version.hip"})
 _CUDA_DEVICE = re.compile(r"cuda(:\d+)?$")
 
 
@@ -50,31 +50,26 @@ class CudaBuildPicksDevice(Check):
         ctx.report(self.rule, build[0], edits=removal, agnostic_edits=removal, test=ctx.node_text(build[0]))
 
 
-def _is_build_version(node: nodes.NodeNG) -> bool:
-    return isinstance(node, nodes.Attribute) and node.attrname in ("cuda", "hip") \
-        and qualified_name(node) in _BUILD_VERSIONS
-
-
 def _asks_for_cuda_build(node: nodes.NodeNG) -> bool:
     """`torch.version.cuda`, `torch.version.cuda is not None`, `(torch.version.cuda or
     torch.version.hip)`: true on a CUDA build, false on the NPU's. A test of `.hip` alone asks for
     ROCm, which the NPU's torch is not either, and which the port leaves as it is."""
     if isinstance(node, nodes.BoolOp) and node.op == "or":
-        return all(_is_build_version(value) or _none_test(value) for value in node.values) \
+        return all(is_cuda_build_version(value) or _none_test(value) for value in node.values) \
             and any(_names_cuda_version(value) for value in node.values)
-    return _names_cuda_version(node) and (_is_build_version(node) or _none_test(node))
+    return _names_cuda_version(node) and (is_cuda_build_version(node) or _none_test(node))
 
 
 def _names_cuda_version(node: nodes.NodeNG) -> bool:
     value = node.left if isinstance(node, nodes.Compare) else node
-    return isinstance(value, nodes.Attribute) and value.attrname == "cuda" and _is_build_version(value)
+    return isinstance(value, nodes.Attribute) and value.attrname == "cuda" and is_cuda_build_version(value)
 
 
 def _none_test(node: nodes.NodeNG) -> bool:
     """`torch.version.cuda is not None` (or `!= None`)."""
     return isinstance(node, nodes.Compare) and len(node.ops) == 1 and node.ops[0][0] in ("is not", "!=") \
         and isinstance(node.ops[0][1], nodes.Const) and node.ops[0][1].value is None \
-        and _is_build_version(node.left)
+        and is_cuda_build_version(node.left)
 
 
 def _asks_torch_cuda(node: nodes.NodeNG) -> bool:

@@ -25,9 +25,9 @@ _BLOCK_DISABLE = re.compile(r"^[ \t]*#\s*pylint:\s*disable\s*=", re.MULTILINE)
 _PYLINT_SKIP_FILE = re.compile(r"#.*?\bpylint:\s*(?:skip-file|disable-all)\b")
 _MAY_SKIP_FILE = re.compile(r"\bpylint:\s*(?:skip-file|disable-all|disable\s*=.*\ball\b)")
 _PYLINT_ENABLE = re.compile(r"#\s*pylint:\s*enable\s*=\s*(?P<names>[\w\-, ]+)")
-# flake8's own pattern (flake8/defaults.py NOQA_FILE, matched at the start of a raw line): a file
+# flake8's own pattern (flake8/defaults.py NOQA_FILE, matched at the start of each raw line): a file
 # holding `# flake8: noqa` is one flake8 skips whole; Ruff reads it so too.
-_NOQA_FILE = re.compile(r"\s*# flake8[:=]\s*noqa", re.IGNORECASE)
+_NOQA_FILE = re.compile(r"^\s*# flake8[:=]\s*noqa", re.IGNORECASE | re.MULTILINE)
 
 
 class Suppressions:
@@ -97,7 +97,7 @@ class Suppressions:
 
 def _skipped_whole(text: str) -> bool:
     """Does a line start with `# flake8: noqa` (flake8 skips such a file, codes or not)?"""
-    return "flake8" in text.lower() and any(_NOQA_FILE.match(line) for line in text.splitlines())
+    return _NOQA_FILE.search(text) is not None
 
 
 def _names(match: re.Match) -> frozenset[str]:
