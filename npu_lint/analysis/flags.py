@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from astroid import nodes
 
-from npu_lint.analysis.names import is_method_self
+from npu_lint.analysis.names import class_of_method, is_method_self
 
 if TYPE_CHECKING:  # the module context asks npu_branches, which reads flags
     from npu_lint.analysis.context import ModuleContext
@@ -54,14 +54,14 @@ def _binding_scope(node: nodes.NodeNG, scope: nodes.NodeNG) -> bool:
 
 
 def _self_attribute_reads(target: nodes.AssignAttr, ctx: ModuleContext) -> list[nodes.NodeNG]:
-    owner = _class_of(target)
+    owner = class_of_method(target)
     if owner is None:
         return []
     stores = _by_name(ctx, nodes.AssignAttr, "attrname").get(target.attrname, ())
-    if any(other is not target and _class_of(other) is owner for other in stores):
+    if any(other is not target and class_of_method(other) is owner for other in stores):
         return []
     return [read for read in _by_name(ctx, nodes.Attribute, "attrname").get(target.attrname, ())
-            if is_method_self(read.expr) and _class_of(read) is owner]
+            if is_method_self(read.expr) and class_of_method(read) is owner]
 
 
 def _by_name(ctx: ModuleContext, kind: type, field: str) -> dict[str, list[nodes.NodeNG]]:
@@ -74,9 +74,3 @@ def _by_name(ctx: ModuleContext, kind: type, field: str) -> dict[str, list[nodes
                 found.setdefault(getattr(node, field), []).append(node)
         ctx.scratch[key] = found
     return ctx.scratch[key]
-
-
-def _class_of(node: nodes.NodeNG) -> nodes.ClassDef | None:
-    frame = node.frame()
-    parent = frame.parent if isinstance(frame, nodes.FunctionDef) else None
-    return parent if isinstance(parent, nodes.ClassDef) else None

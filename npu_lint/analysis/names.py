@@ -444,3 +444,10 @@ def exported_names(module: nodes.Module) -> frozenset[str]:
             names.update(element.value for element in statement.value.elts
                          if isinstance(element, nodes.Const) and isinstance(element.value, str))
     return frozenset(names)
+
+
+def class_of_method(node: nodes.NodeNG) -> nodes.ClassDef | None:
+    """The class whose method `node` stands in (directly, not in a nested function), else None."""
+    frame = node.frame()
+    parent = frame.parent if isinstance(frame, nodes.FunctionDef) else None
+    return parent if isinstance(parent, nodes.ClassDef) else None

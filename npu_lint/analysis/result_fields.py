@@ -11,6 +11,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.names import class_of_method
 
 
 def fields_read(call: nodes.Call, ctx: ModuleContext) -> set[str]:
@@ -42,18 +43,12 @@ def _kept_in_self(assign: nodes.Assign) -> set[str]:
 def _read_of_self_attribute(attributes: set[str], call: nodes.Call, ctx: ModuleContext) -> set[str]:
     """The fields read as `self.<attribute>.<field>` in the methods of the class whose method
     stores `call`'s result in `self.<attribute>`."""
-    klass = _class_of_method(call)
+    klass = class_of_method(call)
     if klass is None:
         return set()
     return {
         read.attrname for read in ctx.nodes_of(nodes.Attribute)
         if isinstance(read.expr, nodes.Attribute) and read.expr.attrname in attributes
         and isinstance(read.expr.expr, nodes.Name) and read.expr.expr.name == "self"
-        and _class_of_method(read) is klass
+        and class_of_method(read) is klass
     }
-
-
-def _class_of_method(node: nodes.NodeNG) -> nodes.ClassDef | None:
-    method = node.frame()
-    klass = method.parent if isinstance(method, nodes.FunctionDef) else None
-    return klass if isinstance(klass, nodes.ClassDef) else None

@@ -55,11 +55,12 @@ from npu_lint.analysis.cuda_library_guards import (
     picked_by_cuda_query,
     test_expression,
 )
+from npu_lint.analysis.cuda_overrides import is_property
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.guards import guarded_by
 from npu_lint.analysis.failing_on_npu import failing_name_in, held_with, rule_of
 from npu_lint.analysis.names import (
-    bindings, compared_operands, qualified_name, single_value, values_stored_in_self
+    bindings, class_of_method, compared_operands, qualified_name, single_value, values_stored_in_self
 )
 from npu_lint.analysis.not_values import given_by_pytest, keyed_by_device_type, literal_members_declaring, not_a_value
 from npu_lint.analysis.other_frameworks import other_framework_code
@@ -957,26 +958,15 @@ def _property_returns_program_strings(attribute: nodes.Attribute) -> bool:
     Optional[str] = None`, and `if self.TORCH_DEVICE is not None: return self.TORCH_DEVICE`, else
     `return "cuda"` or `"cpu"`): a string the program or its user chose, which the patch leaves as
     it is. A property that returns anything else (`self.weight.device`) is reported."""
-    klass = _class_of_method(attribute)
+    klass = class_of_method(attribute)
     getter = next((member for member in klass.body if isinstance(member, nodes.FunctionDef)
-                   and member.name == attribute.attrname and _is_property(member)), None) if klass else None
+                   and member.name == attribute.attrname and is_property(member)), None) if klass else None
     if getter is None:
         return False
     returned = [node.value for node in getter.nodes_of_class(nodes.Return, skip_klass=(nodes.FunctionDef, nodes.Lambda))
                 if node.scope() is getter]
     return bool(returned) and all(
         value is not None and (_literal_choice(value) or _text_field(klass, value)) for value in returned)
-
-
-def _class_of_method(attribute: nodes.Attribute) -> nodes.ClassDef | None:
-    method = attribute.frame()
-    klass = method.parent if isinstance(method, nodes.FunctionDef) else None
-    return klass if isinstance(klass, nodes.ClassDef) else None
-
-
-def _is_property(function: nodes.FunctionDef) -> bool:
-    decorators = function.decorators.nodes if function.decorators else []
-    return any(isinstance(decorator, nodes.Name) and decorator.name == "property" for decorator in decorators)
 
 
 def _text_field(klass: nodes.ClassDef, value: nodes.NodeNG) -> bool:
