@@ -93,6 +93,33 @@ def test_source_text_a_message_quotes_is_one_line():
     assert not any("\n" in message for message in messages.values())
 
 
+def test_a_method_chain_a_message_quotes_reads_as_written():
+    # pythae 0.1.2 pvae_utils.py: `torch.tensor([1.0, -1.0])` then `.double()`, `.to(device)` and
+    # `.repeat(...)` one call a line. NPU304 cut the text at 40 characters before it was put on one
+    # line, and quoted `torch.tensor([1.0, -1.0]) .d`.
+    from npu_lint.config.settings import Settings
+    from npu_lint.engine.engine import Engine
+
+    text = (
+        "import torch\n"
+        "def signs(device, dim):\n"
+        "    return (\n"
+        "        torch.tensor([1.0, -1.0])\n"
+        "        .double()\n"
+        "        .to(device)\n"
+        "        .repeat(dim)\n"
+        "    )\n"
+        "def scaled(values_from_the_loader, device):\n"
+        "    return torch.nn.functional.gelu(\n"
+        "        torch.as_tensor(values_from_the_loader, dtype=torch.float64, device=device))\n"
+    )
+    findings = Engine(Settings(select=("NPU304",))).check_text(text, "model.py").findings
+    messages = {f.start.line: f.message for f in findings}
+    assert "(`torch.tensor([1.0, -1.0]).double().to(device)`)" in messages[4]
+    # a long expression on one line keeps both ends, as a multi-line one does
+    assert "(`torch.as_tensor(values_from_...orch.float64, device=device)`)" in messages[10]
+
+
 FOLDED = ("import torch\n"
           "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
           "x = torch.zeros(2).cuda()\n"

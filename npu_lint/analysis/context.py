@@ -268,9 +268,18 @@ def _one_line(value):
     lines (`(torch.cumsum(...) > 0).to(torch.double)`) would break it."""
     if not isinstance(value, str) or "\n" not in value:
         return value
-    text = "\n".join(line.strip() for line in value.splitlines() if line.strip())
-    # no space inside brackets opened or closed at a line break, nor a trailing comma there
-    text = re.sub(r",?\n([)\]}])", r"\1", re.sub(r"([(\[{])\n", r"\1", text)).replace("\n", " ")
+    return quoted_source(value)
+
+
+def quoted_source(text: str) -> str:
+    """An expression's source text as a message quotes it: on one line, a method chain written one
+    call a line (`torch.tensor([1.0, -1.0])` then `.double()`) joined as it reads, and a long one
+    shortened in the middle."""
+    text = "\n".join(line.strip() for line in text.splitlines() if line.strip())
+    # no space inside brackets opened or closed at a line break, nor a trailing comma there, nor
+    # before a chained `.method` that starts its line
+    text = re.sub(r",?\n([)\]}])", r"\1", re.sub(r"([(\[{])\n", r"\1", text))
+    text = text.replace("\n.", ".").replace("\n", " ")
     if len(text) <= _QUOTE_LIMIT:
         return text
     # keep both ends: the end holds what the message is about (`.double()`, `[mask]`)

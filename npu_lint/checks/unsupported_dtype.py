@@ -18,7 +18,7 @@ from typing import Optional, Tuple
 from astroid import nodes
 
 from npu_lint.analysis.call_owners import add_related, drop, report_about
-from npu_lint.analysis.context import ModuleContext
+from npu_lint.analysis.context import ModuleContext, quoted_source
 from npu_lint.analysis.cpu_device import in_cpu_call, made_on_cpu
 from npu_lint.analysis.names import bindings, imported_name, keyword, qualified_name, single_value
 from npu_lint.analysis.not_values import comparison_of
@@ -254,7 +254,7 @@ class DtypeUnsupportedByOperator(Check):
                 about = (made,) if made is not None else ()
             said = report_about(
                 ctx, self.rule, node, about=about, confidence=found[1], api=api,
-                argument=named, dtype=DTYPE_NAMES[dtype], expression=ctx.node_text(expression)[:40],
+                argument=named, dtype=DTYPE_NAMES[dtype], expression=quoted_source(ctx.node_text(expression)),
                 chip=chip_label(self.chip), list_version=self.list_version, release=self.release,
                 allowed=_allowed_text(allowed), workaround=workaround)
             if said is not None and source is not None:
