@@ -125,42 +125,89 @@ def receiver_kind(node: nodes.NodeNG, method: str | None = None) -> ReceiverKind
 
 # What `isinstance(x, <class>)` makes `x` in the branch it guards.
 _NARROWING_CLASSES = {TENSOR_CLASS: ReceiverKind.TENSOR, MODULE_CLASS: ReceiverKind.MODULE}
+# Tests of one argument that prove it a Tensor: `torch.is_tensor(x)`.
+_NARROWING_TESTS = {"torch.is_tensor": ReceiverKind.TENSOR}
 
 
 def _narrowed_by_isinstance(node: nodes.NodeNG) -> ReceiverKind | None:
     """`if isinstance(tensors, torch.Tensor): return tensors.cuda()` (asteroid's to_cuda, FunASR's
-    export_utils), `v.cuda() if isinstance(v, torch.Tensor) else v`: a name inference cannot follow
-    (a parameter) is a Tensor (or a Module) in the branch that `isinstance` with torch's class
-    guards, unless the branch binds the name again before the use."""
-    if not isinstance(node, nodes.Name):
+    export_utils), `v.cuda() if isinstance(v, torch.Tensor) else v`, `if torch.is_tensor(inputs[key]):
+    inputs[key].cuda()` (pythae's trainer): a value inference cannot follow (a parameter, an item
+    of one, an attribute) is a Tensor (or a Module) in the branch that `isinstance` with torch's
+    class or `torch.is_tensor` guards, unless the branch binds it again before the use."""
+    if not _narrowable(node):
         return None
     child, parent = node, node.parent
     while parent is not None and not isinstance(parent, (nodes.FunctionDef, nodes.ClassDef, nodes.Module)):
         if isinstance(parent, nodes.If) and any(child is statement for statement in parent.body) \
                 or isinstance(parent, nodes.IfExp) and child is parent.body:
-            kind = _isinstance_kind(parent.test, node.name)
+            kind = _isinstance_kind(parent.test, node)
             if kind is not None and not _rebound_before(parent, node):
                 return kind
         child, parent = parent, parent.parent
     return None
 
 
-def _isinstance_kind(test: nodes.NodeNG, name: str) -> ReceiverKind | None:
-    """The kind `test` (or a part of its `and`) proves `name` to be: `isinstance(name, torch.Tensor)`."""
+def _narrowable(node: nodes.NodeNG) -> bool:
+    """A name, or an item or attribute path over names and constants (`inputs[key]`, `self.x`):
+    the same text names the same value until the branch binds one of its names again."""
+    if isinstance(node, nodes.Name):
+        return True
+    if isinstance(node, nodes.Attribute):
+        return _narrowable(node.expr)
+    if isinstance(node, nodes.Subscript):
+        return _narrowable(node.value) and (isinstance(node.slice, nodes.Const) or _narrowable(node.slice))
+    return False
+
+
+def _isinstance_kind(test: nodes.NodeNG, node: nodes.NodeNG) -> ReceiverKind | None:
+    """The kind `test` (or a part of its `and`) proves `node` to be: `isinstance(name, torch.Tensor)`,
+    `torch.is_tensor(name)`."""
     if isinstance(test, nodes.BoolOp) and test.op == "and":
-        return next(filter(None, (_isinstance_kind(part, name) for part in test.values)), None)
-    if not (isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and test.func.name == "isinstance"
-            and len(test.args) == 2 and not test.keywords):
+        return next(filter(None, (_isinstance_kind(part, node) for part in test.values)), None)
+    if not isinstance(test, nodes.Call) or test.keywords:
         return None
-    subject, cls = test.args
-    if not (isinstance(subject, nodes.Name) and subject.name == name):
+    if isinstance(test.func, nodes.Name) and test.func.name == "isinstance" and len(test.args) == 2:
+        subject, cls = test.args
+        kind = _NARROWING_CLASSES.get(qualified_name(cls) or "")
+    elif len(test.args) == 1:
+        subject, kind = test.args[0], _NARROWING_TESTS.get(qualified_name(test.func) or "")
+    else:
         return None
-    return _NARROWING_CLASSES.get(qualified_name(cls) or "")
+    if kind is None or type(subject) is not type(node) or subject.as_string() != node.as_string():
+        return None
+    return kind
 
 
-def _rebound_before(branching: nodes.If | nodes.IfExp, node: nodes.Name) -> bool:
-    """Does the guarded branch bind `node`'s name before `node` is read (`x = x.tolist()` first)?"""
+def _rebound_before(branching: nodes.If | nodes.IfExp, node: nodes.NodeNG) -> bool:
+    """Does the guarded branch bind a name `node` reads before `node` is read (`x = x.tolist()`
+    first), or store into the same item or attribute (`inputs[key] = ...`)?"""
     if isinstance(branching, nodes.IfExp):
         return False
-    return any(isinstance(bound, nodes.AssignName) and bound.name == node.name and bound.lineno < node.lineno
-               for statement in branching.body for bound in statement.nodes_of_class(nodes.AssignName))
+    read = {name.name for name in _names_in(node)}
+    text = node.as_string()
+    for statement in branching.body:
+        for bound in statement.nodes_of_class((nodes.AssignName, nodes.AssignAttr, nodes.Subscript)):
+            if bound.lineno >= node.lineno:
+                continue
+            if isinstance(bound, nodes.AssignName) and bound.name in read:
+                return True
+            if not isinstance(bound, nodes.AssignName) and _is_store(bound) and bound.as_string() == text:
+                return True
+    return False
+
+
+def _names_in(node: nodes.NodeNG):
+    if isinstance(node, nodes.Name):
+        yield node
+    else:
+        yield from node.nodes_of_class(nodes.Name)
+
+
+def _is_store(node: nodes.NodeNG) -> bool:
+    """An attribute or item a statement writes: `self.x = ...`, `inputs[key] = ...`."""
+    if isinstance(node, nodes.AssignAttr):
+        return True
+    parent = node.parent
+    return isinstance(parent, (nodes.Assign, nodes.AugAssign, nodes.AnnAssign)) and node in (
+        getattr(parent, "targets", None) or [getattr(parent, "target", None)])

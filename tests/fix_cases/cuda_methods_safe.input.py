@@ -38,3 +38,17 @@ def to_cuda(tensors):
     if isinstance(tensors, torch.Tensor):
         return tensors.cuda()
     return tensors.cuda()
+
+
+def inputs_to_device(inputs):
+    # pythae's trainer: `torch.is_tensor` makes the item a Tensor; an item stored again before
+    # the call, or one not tested, may be anything
+    moved = dict.fromkeys(inputs)
+    for key in inputs.keys():
+        if torch.is_tensor(inputs[key]):
+            moved[key] = inputs[key].cuda()
+        if torch.is_tensor(inputs[key]):
+            inputs[key] = wrap(inputs[key])
+            moved[key] = inputs[key].cuda()
+        moved[key] = inputs[key].cuda()
+    return {k: v.cuda() if torch.is_tensor(v) else v for k, v in moved.items()}
