@@ -730,7 +730,8 @@ def _answer_tested_around(expression: nodes.NodeNG, callees: frozenset[str]) -> 
     `if is_cuda_available: providers.insert(0, 'CUDAExecutionProvider')`), or through a `self`
     attribute that stores one: the branch is the build's."""
     child, parent = expression, expression.parent
-    while parent is not None and not isinstance(parent, (nodes.FunctionDef, nodes.ClassDef, nodes.Module, nodes.Lambda)):
+    scopes = (nodes.FunctionDef, nodes.ClassDef, nodes.Module, nodes.Lambda)
+    while parent is not None and not isinstance(parent, scopes):
         if isinstance(parent, nodes.If) and child is not parent.test:
             for inner in parent.test.nodes_of_class((nodes.Call, nodes.Name, nodes.Attribute)):
                 for value in _values_of_test_part(inner):
