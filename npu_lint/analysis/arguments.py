@@ -52,6 +52,11 @@ class NotValues:
     module_name_calls: frozenset[str] = frozenset()  # calls whose first argument names a module or library
     build_toolkit_calls: dict[str, str] = dataclasses.field(default_factory=dict)  # callable -> toolkit keyword
     packaging_calls: frozenset[str] = frozenset()  # calls that make a module a packaging script (setup.py)
+    # ONNX Runtime's device names: the modules that make them its own, the keyword and the methods
+    # (-> positional index) that take one (`io_binding.bind_input(..., device_type="cuda")`)
+    runtime_device_imports: frozenset[str] = frozenset()
+    runtime_device_keyword: str = ""
+    runtime_device_methods: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 @record(frozen=True)
@@ -86,6 +91,7 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
         }
         prose = data["prose"]
         other = data["not_values"]
+        runtime_devices = other.get("runtime_devices", {})
         not_values = NotValues(
             {str(k): int(v) for k, v in other["attribute_calls"].items()},
             frozenset(map(str, other["method_names"])),
@@ -103,6 +109,9 @@ def parse_tables(text: str, file: str = ARGUMENTS_FILE) -> ArgumentTables:
             module_name_calls=frozenset(map(str, other.get("module_name_calls", ()))),
             build_toolkit_calls={str(k): str(v) for k, v in other.get("build_toolkit_calls", {}).items()},
             packaging_calls=frozenset(map(str, other.get("packaging_calls", ()))),
+            runtime_device_imports=frozenset(map(str, runtime_devices.get("imports", ()))),
+            runtime_device_keyword=str(runtime_devices.get("keyword", "")),
+            runtime_device_methods={str(k): int(v) for k, v in runtime_devices.get("methods", {}).items()},
         )
         cuda_only = {str(callee): frozenset(map(str, keywords))
                      for callee, keywords in data.get("cuda_only_keywords", {}).items()}

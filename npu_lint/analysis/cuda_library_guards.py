@@ -90,7 +90,7 @@ from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, CUDA_TOOLKIT_H
     extension_short_names, imported_cuda_build_module, imports_cuda_build, op_of_own_build
 from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, method_running_kernel, runs_cuda_kernel
 from npu_lint.analysis.extension_flags import extension_of_flag
-from npu_lint.analysis.forwarded_keywords import hands_keyword_to_library
+from npu_lint.analysis.forwarded_keywords import hands_keyword_to_library, parameter_filled_by_position
 from npu_lint.analysis.library_modules import library_cuda_function
 from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.module_facts import facts_of
@@ -402,15 +402,25 @@ def handed_to_cuda_switch(node: nodes.NodeNG) -> bool:
 
 
 def _is_switch_value(value: nodes.NodeNG) -> bool:
-    """Is `value` the value of a keyword that switches a library's callee to CUDA?"""
+    """Is `value` the value of a keyword that switches a library's callee to CUDA? Also a
+    positional argument of the project's own function whose parameter it fills is only handed
+    on as such a keyword (mmcls 0.x's vis_cam.py: `init_cam(method, model, layers, use_cuda)`)."""
     parent = value.parent
+    if isinstance(parent, nodes.Call) and value in parent.args:
+        parameter = parameter_filled_by_position(parent, value)
+        return parameter is not None and _switch_name(parameter) and hands_keyword_to_library(parent, parameter)
     if not (isinstance(parent, nodes.Keyword) and parent.value is value and parent.arg):
         return False
-    if parent.arg not in tables().cuda_switches:
-        words = set(identifier_words(parent.arg))
-        if not words & _SWITCH_WORDS or words & _NOT_SWITCH_WORDS:
-            return False
+    if not _switch_name(parent.arg):
+        return False
     return _library_callee(parent.parent) or hands_keyword_to_library(parent.parent, parent.arg)
+
+
+def _switch_name(keyword: str) -> bool:
+    if keyword in tables().cuda_switches:
+        return True
+    words = set(identifier_words(keyword))
+    return bool(words & _SWITCH_WORDS) and not words & _NOT_SWITCH_WORDS
 
 
 def _library_callee(call: nodes.NodeNG) -> bool:

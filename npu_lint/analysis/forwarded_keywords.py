@@ -5,7 +5,10 @@ pytorch-metric-learning 2.9's AccuracyCalculator builds `FaissKMeans(niter=20, g
 `self.kwargs = kwargs` and whose `__call__` runs `faiss.Kmeans(d, k, **self.kwargs)`: the `gpu`
 switch is faiss's, not code of the project that is ported with it. Also a parameter of that name
 that the callee passes on as the same library call's keyword (`def kmeans(x, k, gpu): return
-faiss.Kmeans(..., gpu=gpu)`).
+faiss.Kmeans(..., gpu=gpu)`), filled by keyword or by position (mmcls 0.x's vis_cam.py:
+`init_cam(method, model, layers, use_cuda, ...)`), also where the callee is a library's class the
+function picks from a table of the module's that holds only such classes (`cam_class =
+METHOD_MAP[method]`, `METHOD_MAP = {'gradcam': GradCAM, ...}` of pytorch-grad-cam's imports).
 
 The callee is a class or function of the linted module, or one that a relative import (or an
 import of the project's own package) names, read with Python's own `ast` like a star-imported
@@ -51,16 +54,69 @@ def hands_keyword_to_library(call: nodes.Call, keyword: str) -> bool:
     definition, resolve = found
     own = own_packages(call.root().file or "") | _TORCH
 
+    def library_name(local: str) -> bool:
+        qname = resolve(local)
+        return qname is not None and qname.split(".", 1)[0] not in own
+
     def library_call(node: ast.AST) -> bool:
         if not isinstance(node, ast.Call):
             return False
         root = node.func
         while isinstance(root, ast.Attribute):
             root = root.value
-        qname = resolve(root.id) if isinstance(root, ast.Name) else None
-        return qname is not None and qname.split(".", 1)[0] not in own
+        if not isinstance(root, ast.Name):
+            return False
+        if library_name(root.id):
+            return True
+        picked = _table_picked_from(definition, root.id) if root is node.func else None
+        values = _table_values(call.root(), picked) if picked and _defined_here(call) else None
+        return bool(values) and all(library_name(value) for value in values)
 
     return _only_handed_on(definition, keyword, library_call)
+
+
+def parameter_filled_by_position(call: nodes.Call, argument: nodes.NodeNG) -> Optional[str]:
+    """The parameter of the project's own function called by `call` that the positional
+    `argument` fills, or None (a class, a starred argument before it, a callee not told)."""
+    if not isinstance(call.func, nodes.Name) or argument not in call.args:
+        return None
+    found = _definition(call.func)
+    if found is None or not isinstance(found[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return _parameter_filled(found[0].args, call, argument)
+
+
+def _defined_here(call: nodes.Call) -> bool:
+    """Does the linted module itself define the callee (so that a table it reads is this module's)?"""
+    found = bindings(call.func) if isinstance(call.func, nodes.Name) else []
+    return len(found) == 1 and isinstance(found[0], (nodes.ClassDef, nodes.FunctionDef)) \
+        and found[0].parent is call.root()
+
+
+def _table_picked_from(definition: ast.AST, local: str) -> Optional[str]:
+    """`cam_class = METHOD_MAP[method.lower()]`, the function's only binding of `local`: the table's name."""
+    stores = [node for node in ast.walk(definition) if isinstance(node, ast.Name) and node.id == local
+              and isinstance(node.ctx, (ast.Store, ast.Del))]
+    if len(stores) != 1:
+        return None
+    assignments = [node for node in ast.walk(definition) if isinstance(node, ast.Assign)
+                   and len(node.targets) == 1 and node.targets[0] is stores[0]]
+    value = assignments[0].value if assignments else None
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
+        return value.value.id
+    return None
+
+
+def _table_values(module: nodes.Module, name: str) -> Optional[list[str]]:
+    """The names a module-level dict `name = {key: Name, ...}`, bound once, holds as its values."""
+    found = module.locals.get(name, ())
+    if len(found) != 1 or not isinstance(found[0], nodes.AssignName) or not isinstance(found[0].parent, nodes.Assign):
+        return None
+    table = found[0].parent.value
+    if not isinstance(table, nodes.Dict) or not table.items:
+        return None
+    values = [value for _key, value in table.items]
+    return [value.name for value in values] if all(isinstance(value, nodes.Name) for value in values) else None
 
 
 def used_only_as_key(call: nodes.Call, argument: nodes.NodeNG) -> bool:

@@ -86,6 +86,11 @@
     class HCCLCheckpointEngine: ...     files name (verl's checkpoint engines)
     ck.registry.disable("cuda")         or a library's registry is asked by (comfy-kitchen's
                                         backends in ComfyUI and DiffSynth-Studio)
+    io_binding.bind_input(..., device_type="cuda", ...)
+                                        ONNX Runtime's own name of the memory a binding reads
+                                        (mmcls 0.x's ONNXRuntimeClassifier), also held by a local
+                                        name first: "npu" is none it knows (the CANN provider's
+                                        is "cann"), and the provider is the port (NPU404)
 
 Rewriting any of these changes what the code means, never which device it uses. The tables
 (which calls take an attribute name, which names are methods, which calls answer the device's
@@ -102,6 +107,7 @@ from npu_lint.analysis.cuda_library_guards import guards_cuda_library, library_b
 from npu_lint.analysis.environment import is_environment, mapping_of_key
 from npu_lint.analysis.forwarded_keywords import used_only_as_key
 from npu_lint.analysis.implementation_choice import picks_implementation
+from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import bindings, keyword, last_name, qualified_name
 
 _LITERAL_TYPES = frozenset({"typing.Literal", "typing_extensions.Literal"})
@@ -118,7 +124,8 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
     kernel workaround', 'text of a test case', 'implementation choice', 'device recorded in a
     TorchScript graph', 'word of another vocabulary', 'name of a setting', 'text of a program's
     output', 'name of a module or library', 'registry key', "path of a library's CUDA device",
-    'toolkit of a C++ build', 'build named by a packaging script'), or None when it is one."""
+    'toolkit of a C++ build', 'build named by a packaging script', "ONNX Runtime's device name"), or
+    None when it is one."""
     if _in_literal_type(node):
         return "type"
     if _enum_member_value(node):
@@ -177,7 +184,47 @@ def not_a_value(node: nodes.NodeNG) -> str | None:
         return "toolkit of a C++ build"
     if _build_in_packaging_script(node):
         return "build named by a packaging script"
+    if _runtime_device(node):
+        return "ONNX Runtime's device name"
     return None
+
+
+def _runtime_device(node: nodes.NodeNG) -> bool:
+    """`device_type = 'cuda' if self.is_cuda_available else 'cpu'` then `self.io_binding.bind_input(...,
+    device_type=device_type, ...)` (mmcls 0.x's ONNXRuntimeClassifier, as mmdet 2.x's and mmseg
+    0.x's), `ort.OrtValue.ortvalue_from_numpy(x, "cuda", 0)`: ONNX Runtime's name of the memory the
+    binding or value lives in, in a module that imports ONNX Runtime. A local name that holds the
+    value counts where every use of it in its function is such an argument."""
+    table = tables().not_values
+    if not table.runtime_device_methods or not _imports_any(node, table.runtime_device_imports):
+        return False
+    if _runtime_device_argument(node):
+        return True
+    parent = node.parent
+    if not (isinstance(parent, nodes.Assign) and parent.value is node and len(parent.targets) == 1
+            and isinstance(parent.targets[0], nodes.AssignName) and isinstance(node.scope(), nodes.FunctionDef)):
+        return False
+    name = parent.targets[0].name
+    uses = [use for use in node.scope().nodes_of_class(nodes.Name) if use.name == name]
+    return bool(uses) and all(_runtime_device_argument(use) for use in uses)
+
+
+def _runtime_device_argument(value: nodes.NodeNG) -> bool:
+    table = tables().not_values
+    holder = value.parent
+    if isinstance(holder, nodes.Keyword) and holder.value is value and holder.arg == table.runtime_device_keyword:
+        call = holder.parent
+        return isinstance(call, nodes.Call) and isinstance(call.func, nodes.Attribute) \
+            and call.func.attrname in table.runtime_device_methods
+    if isinstance(holder, nodes.Call) and isinstance(holder.func, nodes.Attribute) and value in holder.args:
+        index = table.runtime_device_methods.get(holder.func.attrname)
+        return index is not None and holder.args.index(value) == index \
+            and not any(isinstance(argument, nodes.Starred) for argument in holder.args[:index])
+    return False
+
+
+def _imports_any(node: nodes.NodeNG, modules: frozenset[str]) -> bool:
+    return any(name.split(".", 1)[0] in modules for name in facts_of(node).imported)
 
 
 _PACKAGING = "_npu_lint_packaging_script"

@@ -27,7 +27,9 @@ A rule with `shown_beside` (callees whose answer names the device a library was 
 ONNX Runtime's `get_device()`) shows its fix, not applies it, where the string's test stands in
 an `and`/`or` beside a test of such an answer: rembg's `device_type == "GPU" and
 "CUDAExecutionProvider" in providers` only ever holds on a CUDA build (onnxruntime-cann answers
-"CPU..."), so the renamed provider alone makes a branch no NPU takes.
+"CPU..."), so the renamed provider alone makes a branch no NPU takes. So it is where the string
+stands in a branch of an `if` that tests such an answer (mmcls 0.x's `is_cuda_available =
+ort.get_device() == 'GPU'`, then `if is_cuda_available: providers.insert(0, 'CUDAExecutionProvider')`).
 
 A string ending in a colon ("cuda:") is a prefix: it is matched where it is
 used as one, `s.startswith("cuda:")` and `"cuda:" + str(i)`.
@@ -709,7 +711,8 @@ def _compared_with_program_choice(node: nodes.NodeNG) -> bool:
 
 def _answer_tested_beside(expression: nodes.NodeNG, callees: frozenset[str]) -> str | None:
     """The callee of `callees` whose answer a test joined to `expression`'s by `and`/`or` asks
-    about, called there or through a name assigned once from it (`device_type = ort.get_device()`)."""
+    about, called there or through a name assigned once from it (`device_type = ort.get_device()`),
+    or whose answer the `if` that holds `expression` in a branch tests."""
     _test, siblings = test_expression(expression)
     for sibling in siblings:
         for inner in sibling.nodes_of_class((nodes.Call, nodes.Name)):
@@ -717,7 +720,38 @@ def _answer_tested_beside(expression: nodes.NodeNG, callees: frozenset[str]) -> 
             qname = qualified_name(call.func) if isinstance(call, nodes.Call) else None
             if qname in callees:
                 return qname
+    return _answer_tested_around(expression, callees)
+
+
+def _answer_tested_around(expression: nodes.NodeNG, callees: frozenset[str]) -> str | None:
+    """The callee of `callees` whose answer the test of an `if` around `expression` asks about,
+    in the test itself or through a local name assigned once from such a test (mmcls 0.x's
+    ONNXRuntimeClassifier, as mmdet 2.x's: `is_cuda_available = ort.get_device() == 'GPU'`, then
+    `if is_cuda_available: providers.insert(0, 'CUDAExecutionProvider')`), or through a `self`
+    attribute that stores one: the branch is the build's."""
+    child, parent = expression, expression.parent
+    scopes = (nodes.FunctionDef, nodes.ClassDef, nodes.Module, nodes.Lambda)
+    while parent is not None and not isinstance(parent, scopes):
+        if isinstance(parent, nodes.If) and child is not parent.test:
+            for inner in parent.test.nodes_of_class((nodes.Call, nodes.Name, nodes.Attribute)):
+                for value in _values_of_test_part(inner):
+                    qname = next((qualified_name(call.func) for call in value.nodes_of_class(nodes.Call)
+                                  if qualified_name(call.func) in callees), None)
+                    if qname is not None:
+                        return qname
+        child, parent = parent, parent.parent
     return None
+
+
+def _values_of_test_part(node: nodes.NodeNG) -> list[nodes.NodeNG]:
+    """A call as it stands; a local name assigned once, or a `self` attribute (`self.is_cuda_available`),
+    by the values stored in it."""
+    if isinstance(node, nodes.Call):
+        return [node]
+    if isinstance(node, nodes.Name):
+        value = single_value(node)
+        return [value] if value is not None else []
+    return values_stored_in_self(node) or []
 
 
 def _searched_in_parameter(node: nodes.NodeNG) -> bool:

@@ -29,7 +29,9 @@ def plain_session(path):
 
 
 # rembg 2.0's sessions/base.py: the provider is tested beside `get_device() == "GPU"`, which only a
-# CUDA or ROCm build answers, so the renamed provider alone would pick a branch no NPU takes.
+# CUDA or ROCm build answers, so the renamed provider alone would pick a branch no NPU takes; the
+# provider that branch returns keeps its name too, its fix only shown: no NPU reaches it before the
+# test changes.
 def session_providers(ort):
     device_type = onnxruntime.get_device()
     if device_type == "GPU" and "CUDAExecutionProvider" in onnxruntime.get_available_providers():
