@@ -68,7 +68,8 @@ the port wants: rewriting it to "npu" or `.is_npu` would send NPU tensors into C
 itself is reported where it is used (NPU401, NPU403). A library counts when the guarded code
 names it: through an import, a module bound by a call such as `optional_import("cupy")`, or an
 identifier that spells its name (`convert_to_cupy`, `ToCupy`, `has_cucim`), or a flag set where it
-is imported (`try: import flash_attn; _FLASH_AVAILABLE = True`). The libraries are
+is imported (`try: import flash_attn; _FLASH_AVAILABLE = True`) or by a probe that it is installed
+(`HAS_BNB: bool = find_spec("bitsandbytes") is not None`). The libraries are
 the `libraries` of data/cuda_libraries.yaml, and its `without_npu_kernels`: libraries with CPU
 and CUDA kernels only (torch_scatter, pyg_lib), which PyG calls for CUDA tensors only
 (`if src.is_cuda and WITH_TORCH_SCATTER:`); on the NPU the torch path is the one that runs. So
@@ -1475,7 +1476,8 @@ def _flag_of_library_import(name: nodes.Name) -> str | None:
     library it names, or None."""
     for assignment in bindings(name):
         statement = assignment.parent
-        if isinstance(assignment, nodes.AssignName) and isinstance(statement, nodes.Assign):
+        if isinstance(assignment, nodes.AssignName) and isinstance(statement, (nodes.Assign, nodes.AnnAssign)) \
+                and statement.value is not None:
             present = _library_presence(statement.value)
             if present:
                 return present
@@ -1499,7 +1501,9 @@ def _library_presence(value: nodes.NodeNG) -> str | None:
     """`is_fast_path_available = all((selective_state_update, selective_scan_fn, mamba_inner_fn))`,
     `= selective_state_update is not None` (flash-linear-attention's Mamba layers, as transformers'
     Mamba models write it after `from mamba_ssm... import ...` or its `None` fallback): a flag that
-    says whether names a CUDA-only library's import binds are there. The library, or None."""
+    says whether names a CUDA-only library's import binds are there. The library, or None.
+    So is `HAS_BNB: bool = find_spec("bitsandbytes") is not None` (an optimizer library's
+    registry, beside `HAS_BNB and torch.cuda.is_available()`): a probe that it is installed."""
     if isinstance(value, nodes.BoolOp):
         return next(filter(None, (_library_presence(operand) for operand in value.values)), None)
     if isinstance(value, nodes.Compare) and len(value.ops) == 1 and value.ops[0][0] in ("is", "is not") \
@@ -1511,6 +1515,8 @@ def _library_presence(value: nodes.NodeNG) -> str | None:
     else:
         return None
     for operand in names:
+        if isinstance(operand, nodes.Call) and _library_found_by(operand):
+            return _library_found_by(operand)
         qname = qualified_name(operand) if isinstance(operand, (nodes.Name, nodes.Attribute)) else None
         if qname is not None and _library(qname):
             return table().guarded_library_of(qname)

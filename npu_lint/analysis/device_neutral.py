@@ -13,7 +13,7 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.edits import name_tokens, one_line_text
 from npu_lint.analysis.names import exported_names, in_annotation, in_type_test
 from npu_lint.core.findings import Edit, Position
-from npu_lint.knowledge.device_api import device_api, device_type_call, takes_device_type_first
+from npu_lint.knowledge.device_api import device_api, device_type_call, takes_device_type_first, type_reference
 
 _OPEN_PAREN = re.compile(r"\s*\(")
 _LINE_REST_EMPTY = re.compile(r"\s*(#.*)?$")
@@ -78,7 +78,9 @@ def _module_path_span(ctx: ModuleContext, stmt: nodes.ImportFrom, dotted: str) -
 
 def amp_import_bundle(ctx: ModuleContext, stmt: nodes.ImportFrom, release: str) -> tuple[Edit, ...] | None:
     """`from torch.cuda.amp import X` -> `from torch.amp import X`, with the device type put first in
-    every call of X in the module: all or nothing, since a half-moved import breaks the calls. Not
+    every call of X in the module: all or nothing, since a half-moved import breaks the calls. A
+    use as a type (`scaler: GradScaler`, `isinstance(s, GradScaler)`) needs nothing: torch.amp's
+    class is the one the fixed calls make, and with no call at all the import still moves. Not
     for a name the module's `__all__` exports (funasr's utils/amp.py): the calls of the modules
     that import it keep CUDA's signature, `autocast(enabled=...)`, which torch.amp's does not take."""
     key = ("amp_bundle", stmt.lineno, stmt.col_offset)
@@ -113,6 +115,8 @@ def _amp_import_bundle(ctx: ModuleContext, stmt: nodes.ImportFrom, release: str)
             continue
         call = called(node)
         qname = f"{prefix}.{_imported(stmt, node.name)}"
+        if call is None and len(assigned) == 1 and names_a_type(node) and type_reference(qname, release):
+            continue  # `scaler: GradScaler`: torch.amp's class is the one the fixed calls make
         usable = call is not None and len(assigned) == 1 and takes_device_type_first(qname, call)
         edit = insert_first_argument(ctx, call, text) if usable else None
         if edit is None:

@@ -67,5 +67,11 @@ def _from_astroid(module: nodes.NodeNG) -> ModuleFacts:
             for target in node.targets if isinstance(node, nodes.Assign) else (node.target,):
                 if isinstance(target, nodes.AssignName):
                     call_roots.setdefault(target.name, set()).add(root_name)
+    for statement in getattr(module, "body", ()):
+        # `ch = torch` at the top level: the name copies an import (analysis/prefilter.py's module_aliases)
+        if isinstance(statement, nodes.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], nodes.AssignName) and isinstance(statement.value, nodes.Name) \
+                and statement.value.name in import_bound:
+            import_bound.add(statement.targets[0].name)
     return ModuleFacts(frozenset(import_bound), {k: frozenset(v) for k, v in call_roots.items()},
                        tuple(sorted(stars, key=lambda star: star.line)), frozenset(imported))

@@ -42,7 +42,7 @@ def qualified_name(node: nodes.NodeNG) -> str | None:
     return None
 
 
-def _name_binding(node: nodes.Name) -> str | None:
+def _name_binding(node: nodes.Name, depth: int = 0) -> str | None:
     facts = facts_of(node)
     starred = None
     if node.name not in facts.import_bound:
@@ -76,13 +76,28 @@ def _name_binding(node: nodes.Name) -> str | None:
     for assignment in assignments:
         if _import_fallback(assignment):
             continue  # `except ImportError: torch = None`: used as a module, the name is the import
-        if not isinstance(assignment, (nodes.Import, nodes.ImportFrom)):
+        copied = _module_alias_of(assignment)
+        if copied is not None:
+            # `ch = torch` at the top level (MadryLab's trak): the name is the import it copies
+            name = _name_binding(copied, depth + 1) if depth < 3 else None
+        elif not isinstance(assignment, (nodes.Import, nodes.ImportFrom)):
             return None  # rebound by something else: leave it to inference
-        name = imported_name(assignment, node.name)
+        else:
+            name = imported_name(assignment, node.name)
         if name is None or (bound is not None and name != bound):
             return None
         bound = name
     return bound
+
+
+def _module_alias_of(assignment: nodes.NodeNG) -> nodes.Name | None:
+    """The name that `ch = torch`, a plain assignment at a module's top level, copies; else None."""
+    statement = assignment.parent
+    if isinstance(assignment, nodes.AssignName) and isinstance(statement, nodes.Assign) \
+            and isinstance(statement.parent, nodes.Module) and len(statement.targets) == 1 \
+            and statement.targets[0] is assignment and isinstance(statement.value, nodes.Name):
+        return statement.value
+    return None
 
 
 def _import_fallback(assignment: nodes.NodeNG) -> bool:

@@ -115,10 +115,21 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
                 stack.extend(value)  # a few lists hold a name or None (`global`, `{**d}`): no fields
             elif isinstance(value, node_class):
                 stack.append(value)
+    for target, source in module_aliases(tree):
+        if source in import_bound:
+            import_bound.add(target)
     facts = ModuleFacts(frozenset(import_bound), {k: frozenset(v) for k, v in call_roots.items()},
                         tuple(sorted(stars, key=lambda star: star.line)), frozenset(imported))
     strings.append("")
     return TreeWords(identifiers, attributes, called, "\x00" + "\x00".join(strings), facts, tree, {})
+
+
+def module_aliases(tree: ast.AST) -> list[tuple[str, str]]:
+    """`ch = torch` at a module's top level (MadryLab's trak and ffcv): (the new name, the name it
+    copies), in source order. `names.qualified_name` follows such a name where it copies an import."""
+    return [(statement.targets[0].id, statement.value.id) for statement in getattr(tree, "body", ())
+            if type(statement) is ast.Assign and len(statement.targets) == 1
+            and type(statement.targets[0]) is ast.Name and type(statement.value) is ast.Name]
 
 
 def _child_fields(kind: type) -> tuple[str, ...]:
@@ -255,6 +266,9 @@ def _qualified_names(tree: ast.AST, import_bound: frozenset[str]) -> frozenset[s
                 stack.extend(value)  # a few lists hold a name or None (`global`, `{**d}`): no fields
             elif isinstance(value, node_class):
                 stack.append(value)
+    for target, source in module_aliases(tree):
+        if source in bindings:
+            bindings.setdefault(target, set()).update(bindings[source])
     return frozenset(normalize_api(bound + suffix) for root, suffix in chains for bound in bindings.get(root, ()))
 
 

@@ -16,7 +16,8 @@ the input the loop slices or walks while it sends that input to another device
 often the host, where the copy must block. A loop
 over a Module's own tensors, or over the keys of a checkpoint `torch.load` read (rwkv), moves the
 weights once as the model is set up, and so does a loop over parameters that moves the state an
-optimizer or an EMA keeps beside each (`for p in group["params"]`). A
+optimizer or an EMA keeps beside each (`for p in group["params"]`), and so does a loop in a method
+that restores saved state (`load_state_dict`, `__setstate__`). A
 test's loop (pytorch-ignite's metric tests move random batches per iteration) is left alone, as
 the other advice for training code leaves tests: how fast a test copies is not what it checks.
 """
@@ -320,6 +321,21 @@ def _copy_back(call: nodes.Call, loop: nodes.NodeNG, ctx: ModuleContext) -> bool
     return _input_device(_destination(call), loop) and _sends_elsewhere(call, loop, ctx)
 
 
+# The methods that restore saved state (`Optimizer.load_state_dict`, `Module._load_from_state_dict`,
+# pickling's `__setstate__`): their loops move each saved tensor once, as training resumes.
+_RESTORING_METHODS = frozenset({"load_state_dict", "_load_from_state_dict", "__setstate__"})
+
+
+def _restores_state(call: nodes.Call) -> bool:
+    """`def load_state_dict(self, state_dict): ... self.state[p][k] = v.to(device=p.device)`
+    (optimizers that keep extra state): a copy in a method that restores a checkpoint runs once."""
+    scope = call.scope()
+    while isinstance(scope, (nodes.Lambda, nodes.ComprehensionScope)):
+        scope = scope.parent.scope()
+    return isinstance(scope, nodes.FunctionDef) and scope.name in _RESTORING_METHODS \
+        and isinstance(scope.parent, nodes.ClassDef)
+
+
 class BlockingCopy(Check):
     node_types = (nodes.Call,)
 
@@ -356,7 +372,7 @@ class BlockingCopy(Check):
             return  # `torch.full(shape, 0).to(x.device)`: a tensor just made in pageable host memory
         if func.attrname == "to" and _copy_back(node, loop, ctx):
             return  # `c.to(original_device)` after `x.to(self.device)`: a result sent back to its input's device
-        if in_test_function(node):
+        if in_test_function(node) or _restores_state(node):
             return
         confidence = Confidence.INFERENCE if kind is ReceiverKind.TENSOR else Confidence.INFERENCE_FAILURE
         ctx.report(self.rule, node, confidence=confidence, call=f".{func.attrname}()")

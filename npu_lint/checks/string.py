@@ -671,12 +671,17 @@ def _compared_with_option(node: nodes.NodeNG) -> bool:
                for operand in _tested_against(node))
 
 
+# `options.get("device")`, and pytest's `config.getoption("--device")`: the option the run was given.
+_OPTION_GETTERS = frozenset({"get", "getoption"})
+
+
 def _option_entry(node: nodes.NodeNG | None) -> bool:
-    """`options["device"]`, `options.get("device", default)`: an entry named by a string."""
+    """`options["device"]`, `options.get("device", default)`, `pytestconfig.getoption("--device")`:
+    an entry named by a string."""
     if isinstance(node, nodes.Subscript):
         key = node.slice
-    elif isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and node.func.attrname == "get" \
-            and node.args and not isinstance(node.func.expr, nodes.Call):
+    elif isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) \
+            and node.func.attrname in _OPTION_GETTERS and node.args and not isinstance(node.func.expr, nodes.Call):
         key = node.args[0]
     else:
         return False

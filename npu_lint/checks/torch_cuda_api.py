@@ -401,7 +401,8 @@ class TorchCudaApiWithoutEquivalent(TorchCudaApi):
 def _device_type_call(use: _CudaUse, ctx: ModuleContext, release: str) -> tuple[str, tuple[Edit, ...]] | None:
     """`torch.amp.X(<device type>, ...)` for a `torch.cuda.amp.X` the target's torch has in torch.amp:
     (what the message shows, the edits); None where the use is not a plain call or import."""
-    if device_neutral.names_a_type(use.node):
+    stmt = use.node if isinstance(use.node, nodes.ImportFrom) else _from_import_binding(use)
+    if device_neutral.names_a_type(use.node) and stmt is None:
         # `isinstance(s, torch.cuda.amp.GradScaler)`: torch.amp's class matches the fixed calls' objects
         base = type_reference(use.qname, release)
         rename = use.rename_edit(base) if base else None
@@ -411,8 +412,9 @@ def _device_type_call(use: _CudaUse, ctx: ModuleContext, release: str) -> tuple[
     if target is None or text is None:
         return None
     shown = f"{target}({text}, ...)"
-    stmt = use.node if isinstance(use.node, nodes.ImportFrom) else _from_import_binding(use)
     if stmt is not None:
+        # `scaler: GradScaler` of `from torch.cuda.amp import GradScaler`: the import's move to
+        # torch.amp is its fix too, as for the calls, and the import's finding speaks for it
         bundle = device_neutral.amp_import_bundle(ctx, stmt, release)
         return (shown, bundle) if bundle else None
     call = device_neutral.called(use.node)
