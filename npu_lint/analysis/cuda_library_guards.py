@@ -1373,6 +1373,11 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             return "`nvcc`, the CUDA compiler"  # `nvcc = osp.join(CUDA_HOME, 'bin/nvcc')`: a CUDA toolkit's
         if isinstance(node, nodes.Const) and isinstance(node.value, str) and _names_cuda_build(node.value):
             return f"`{node.value}`"  # `"onnxruntime-gpu" if cuda else "onnxruntime"`: what pip installs
+        if isinstance(node, nodes.Const) and isinstance(node.value, str) and node.value in _whole_library_names():
+            # `if device.type == "cuda": backend = "cufinufft"` (MIRTorch's and deepinv's NUFFT
+            # backends, imported or handed on by that name later): the test picks a CUDA-only
+            # library by its module name; "npu" would pick it there too
+            return f"`{node.value}`"
     return None
 
 
