@@ -726,7 +726,13 @@ def given_to_cuda_only_call(expression: nodes.NodeNG) -> bool:
     """`Engine("cuda", workspace)` with libuipc's Engine (Genesis' IPC coupler), `cupy.cuda.Device(...)`:
     a value handed straight to a CUDA-only library's call. NPU403 (or NPU401, for a library used
     on every line) reports the call, whose port takes its arguments with it; renamed alone, the
-    string hands "npu" to a library that knows no NPU. A value nested deeper (a torch tensor built for the call) is torch's and still ported."""
+    string hands "npu" to a library that knows no NPU. So is the device a tensor is moved to on its
+    way into such a call, `cp.from_dlpack(x.to("cuda"))` (deepinv's ESPIRiT coil maps through
+    CuPy): the library takes CUDA memory only, and the call's port moves the tensor with it. A
+    value nested deeper (a torch tensor built for the call) is torch's and still ported."""
+    moved = _tensor_moved_to(expression)
+    if moved is not None:
+        expression = moved
     holder = expression.parent
     if isinstance(holder, nodes.Keyword):
         holder = holder.parent
@@ -737,6 +743,22 @@ def given_to_cuda_only_call(expression: nodes.NodeNG) -> bool:
         return False
     advice = table().advice_for(qname)
     return advice is None or advice.runs_on_npu is None
+
+
+def _tensor_moved_to(device: nodes.NodeNG) -> nodes.Call | None:
+    """`x.to("cuda")`, `x.to(device="cuda")`, `x.cuda("cuda:0")`: the move whose device `device` is,
+    or None."""
+    holder = device.parent
+    if isinstance(holder, nodes.Keyword):
+        if holder.arg != "device":
+            return None
+        holder = holder.parent
+    elif not (isinstance(holder, nodes.Call) and holder.args and holder.args[0] is device):
+        return None
+    if not (isinstance(holder, nodes.Call) and isinstance(holder.func, nodes.Attribute)
+            and holder.func.attrname in ("to", "cuda")):
+        return None
+    return holder
 
 
 def _has_own_cuda_backend(qname: str) -> bool:
