@@ -187,7 +187,7 @@ def picks_cudnn_setting(node: nodes.NodeNG) -> bool:
     NPU131 reports the switch). Not under transfer_to_npu's NPU194: the setting does as little
     there."""
     test, siblings = test_expression(node)
-    if siblings or (test is node and isinstance(node, (nodes.Const, nodes.JoinedStr))):
+    if (siblings and not _narrows_cuda_side(node, test)) or (test is node and isinstance(node, (nodes.Const, nodes.JoinedStr))):
         return False
     parent = test.parent
     if not (isinstance(parent, (nodes.If, nodes.IfExp)) and parent.test is test):
@@ -196,11 +196,30 @@ def picks_cudnn_setting(node: nodes.NodeNG) -> bool:
         else (parent.orelse, parent.body)
     if isinstance(parent, nodes.IfExp):
         return _cudnn_context(cuda_side) and _no_context(other_side)
+    if not cuda_side and _returned_context(other_side, _no_context):
+        # `if x.device.type != "cuda": return nullcontext()`, then `return torch.backends.cudnn.flags(...)`
+        # (MIRTorch's convolution context, which turns cuDNN's TF32 off for complex data)
+        after = parent.next_sibling()
+        return after is not None and _returned_context([after], _cudnn_context)
     if _returned_context(cuda_side, _cudnn_context):
         # `else: return nullcontext()`, or the `return nullcontext()` right after the `if`
         after = other_side or ([parent.next_sibling()] if parent.next_sibling() is not None else [])
         return _returned_context(after, _no_context)
     return bool(cuda_side) and not other_side and all(_sets_cudnn(statement) for statement in cuda_side)
+
+
+def _narrows_cuda_side(node: nodes.NodeNG, test: nodes.NodeNG) -> bool:
+    """`x.device.type != "cuda" or not x.is_complex()`, `x.is_cuda and x.is_complex()`: the other
+    operands of the one `and`/`or` around the device test only narrow when its CUDA side runs, so
+    that side still runs on CUDA alone."""
+    if not isinstance(test, nodes.BoolOp):
+        return False
+    child = node
+    while child.parent is not test:
+        child = child.parent
+        if isinstance(child, nodes.BoolOp):
+            return False
+    return (test.op == "and") == _yes_means_cuda(node, test)
 
 
 def _returned_context(statements: list[nodes.NodeNG], kind) -> bool:
