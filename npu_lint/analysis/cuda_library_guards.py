@@ -471,6 +471,8 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
         found = _library_named(sibling) or _cuda_support_flag(sibling)
         if found:
             return found
+        if compares_member_name(sibling):
+            return "the `.cuda` method, whose name the test compares"
     parent = test.parent
     if isinstance(parent, nodes.Tuple) and isinstance(parent.parent, nodes.Assign):
         target = _unpacked_into(parent, test)  # `_, heads, is_cuda = *q.shape, q.is_cuda`
@@ -778,6 +780,50 @@ def _tensor_moved_to(device: nodes.NodeNG) -> nodes.Call | None:
             and holder.func.attrname in ("to", "cuda")):
         return None
     return holder
+
+
+# What lists an object's members by name: `dir(x)`, `vars(x)`, `inspect.getmembers(x, ...)` (whose
+# pairs start with the name), and the keys or items of `vars(x)` or `x.__dict__`
+_MEMBER_LISTINGS = frozenset({"dir", "vars", "getmembers"})
+
+
+def compares_member_name(compare: nodes.NodeNG) -> bool:
+    """`method_name == "cuda"` in `for method_name, method in inspect.getmembers(x,
+    predicate=inspect.ismethod):` (deepinv's TensorList tests skip its `cuda` method without a
+    GPU), `for name in dir(module):`: the loop walks the object's members by name, and "cuda"
+    names the `.cuda` method, which keeps its name on the NPU; a CUDA query beside it asks
+    whether that method can run, and on the NPU it rightly says no."""
+    if not isinstance(compare, nodes.Compare):
+        return False
+    operands = [compare.left] + [operand for _op, operand in compare.ops]
+    texts = [element for operand in operands
+             for element in (operand.elts if isinstance(operand, (nodes.Tuple, nodes.List, nodes.Set)) else [operand])]
+    return any(isinstance(text, nodes.Const) and text.value == "cuda" for text in texts) \
+        and any(isinstance(operand, nodes.Name) and _member_name(operand) for operand in operands)
+
+
+def _member_name(name: nodes.Name) -> bool:
+    loop = name.scope()
+    for found in loop.nodes_of_class(nodes.For):
+        target = found.target
+        if isinstance(target, nodes.Tuple) and target.elts:
+            target = target.elts[0]
+        if isinstance(target, nodes.AssignName) and target.name == name.name and _lists_members(found.iter):
+            return True
+    return False
+
+
+def _lists_members(iterable: nodes.NodeNG) -> bool:
+    if isinstance(iterable, nodes.Call) and isinstance(iterable.func, nodes.Attribute) \
+            and iterable.func.attrname in ("keys", "items") and not iterable.args:
+        owner = iterable.func.expr
+        return (isinstance(owner, nodes.Attribute) and owner.attrname == "__dict__") or (
+            isinstance(owner, nodes.Call) and getattr(owner.func, "name", None) == "vars")
+    if not isinstance(iterable, nodes.Call):
+        return False
+    func = iterable.func
+    callee = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
+    return callee in _MEMBER_LISTINGS
 
 
 def _has_own_cuda_backend(qname: str) -> bool:
