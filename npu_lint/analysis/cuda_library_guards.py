@@ -188,7 +188,7 @@ def picks_cudnn_setting(node: nodes.NodeNG) -> bool:
     NPU131 reports the switch). Not under transfer_to_npu's NPU194: the setting does as little
     there."""
     test, siblings = test_expression(node)
-    if siblings or (test is node and isinstance(node, (nodes.Const, nodes.JoinedStr))):
+    if (siblings and not _narrows_cuda_side(node, test)) or (test is node and isinstance(node, (nodes.Const, nodes.JoinedStr))):
         return False
     parent = test.parent
     if not (isinstance(parent, (nodes.If, nodes.IfExp)) and parent.test is test):
@@ -197,11 +197,30 @@ def picks_cudnn_setting(node: nodes.NodeNG) -> bool:
         else (parent.orelse, parent.body)
     if isinstance(parent, nodes.IfExp):
         return _cudnn_context(cuda_side) and _no_context(other_side)
+    if not cuda_side and _returned_context(other_side, _no_context):
+        # `if x.device.type != "cuda": return nullcontext()`, then `return torch.backends.cudnn.flags(...)`
+        # (MIRTorch's convolution context, which turns cuDNN's TF32 off for complex data)
+        after = parent.next_sibling()
+        return after is not None and _returned_context([after], _cudnn_context)
     if _returned_context(cuda_side, _cudnn_context):
         # `else: return nullcontext()`, or the `return nullcontext()` right after the `if`
         after = other_side or ([parent.next_sibling()] if parent.next_sibling() is not None else [])
         return _returned_context(after, _no_context)
     return bool(cuda_side) and not other_side and all(_sets_cudnn(statement) for statement in cuda_side)
+
+
+def _narrows_cuda_side(node: nodes.NodeNG, test: nodes.NodeNG) -> bool:
+    """`x.device.type != "cuda" or not x.is_complex()`, `x.is_cuda and x.is_complex()`: the other
+    operands of the one `and`/`or` around the device test only narrow when its CUDA side runs, so
+    that side still runs on CUDA alone."""
+    if not isinstance(test, nodes.BoolOp):
+        return False
+    child = node
+    while child.parent is not test:
+        child = child.parent
+        if isinstance(child, nodes.BoolOp):
+            return False
+    return (test.op == "and") == _yes_means_cuda(node, test)
 
 
 def _returned_context(statements: list[nodes.NodeNG], kind) -> bool:
@@ -463,6 +482,8 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
         found = _library_named(sibling) or _cuda_support_flag(sibling)
         if found:
             return found
+        if compares_member_name(sibling):
+            return "the `.cuda` method, whose name the test compares"
     parent = test.parent
     if isinstance(parent, nodes.Tuple) and isinstance(parent.parent, nodes.Assign):
         target = _unpacked_into(parent, test)  # `_, heads, is_cuda = *q.shape, q.is_cuda`
@@ -737,7 +758,13 @@ def given_to_cuda_only_call(expression: nodes.NodeNG) -> bool:
     """`Engine("cuda", workspace)` with libuipc's Engine (Genesis' IPC coupler), `cupy.cuda.Device(...)`:
     a value handed straight to a CUDA-only library's call. NPU403 (or NPU401, for a library used
     on every line) reports the call, whose port takes its arguments with it; renamed alone, the
-    string hands "npu" to a library that knows no NPU. A value nested deeper (a torch tensor built for the call) is torch's and still ported."""
+    string hands "npu" to a library that knows no NPU. So is the device a tensor is moved to on its
+    way into such a call, `cp.from_dlpack(x.to("cuda"))` (deepinv's ESPIRiT coil maps through
+    CuPy): the library takes CUDA memory only, and the call's port moves the tensor with it. A
+    value nested deeper (a torch tensor built for the call) is torch's and still ported."""
+    moved = _tensor_moved_to(expression)
+    if moved is not None:
+        expression = moved
     holder = expression.parent
     if isinstance(holder, nodes.Keyword):
         holder = holder.parent
@@ -748,6 +775,66 @@ def given_to_cuda_only_call(expression: nodes.NodeNG) -> bool:
         return False
     advice = table().advice_for(qname)
     return advice is None or advice.runs_on_npu is None
+
+
+def _tensor_moved_to(device: nodes.NodeNG) -> nodes.Call | None:
+    """`x.to("cuda")`, `x.to(device="cuda")`, `x.cuda("cuda:0")`: the move whose device `device` is,
+    or None."""
+    holder = device.parent
+    if isinstance(holder, nodes.Keyword):
+        if holder.arg != "device":
+            return None
+        holder = holder.parent
+    elif not (isinstance(holder, nodes.Call) and holder.args and holder.args[0] is device):
+        return None
+    if not (isinstance(holder, nodes.Call) and isinstance(holder.func, nodes.Attribute)
+            and holder.func.attrname in ("to", "cuda")):
+        return None
+    return holder
+
+
+# What lists an object's members by name: `dir(x)`, `vars(x)`, `inspect.getmembers(x, ...)` (whose
+# pairs start with the name), and the keys or items of `vars(x)` or `x.__dict__`
+_MEMBER_LISTINGS = frozenset({"dir", "vars", "getmembers"})
+
+
+def compares_member_name(compare: nodes.NodeNG) -> bool:
+    """`method_name == "cuda"` in `for method_name, method in inspect.getmembers(x,
+    predicate=inspect.ismethod):` (deepinv's TensorList tests skip its `cuda` method without a
+    GPU), `for name in dir(module):`: the loop walks the object's members by name, and "cuda"
+    names the `.cuda` method, which keeps its name on the NPU; a CUDA query beside it asks
+    whether that method can run, and on the NPU it rightly says no."""
+    if not isinstance(compare, nodes.Compare):
+        return False
+    operands = [compare.left] + [operand for _op, operand in compare.ops]
+    texts = [element for operand in operands
+             for element in (operand.elts if isinstance(operand, (nodes.Tuple, nodes.List, nodes.Set)) else [operand])]
+    return any(isinstance(text, nodes.Const) and text.value == "cuda" for text in texts) \
+        and any(isinstance(operand, nodes.Name) and _member_name(operand) for operand in operands)
+
+
+def _member_name(name: nodes.Name) -> bool:
+    loop = name.scope()
+    for found in loop.nodes_of_class(nodes.For):
+        target = found.target
+        if isinstance(target, nodes.Tuple) and target.elts:
+            target = target.elts[0]
+        if isinstance(target, nodes.AssignName) and target.name == name.name and _lists_members(found.iter):
+            return True
+    return False
+
+
+def _lists_members(iterable: nodes.NodeNG) -> bool:
+    if isinstance(iterable, nodes.Call) and isinstance(iterable.func, nodes.Attribute) \
+            and iterable.func.attrname in ("keys", "items") and not iterable.args:
+        owner = iterable.func.expr
+        return (isinstance(owner, nodes.Attribute) and owner.attrname == "__dict__") or (
+            isinstance(owner, nodes.Call) and getattr(owner.func, "name", None) == "vars")
+    if not isinstance(iterable, nodes.Call):
+        return False
+    func = iterable.func
+    callee = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
+    return callee in _MEMBER_LISTINGS
 
 
 def _has_own_cuda_backend(qname: str) -> bool:
@@ -1384,6 +1471,11 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             return "`nvcc`, the CUDA compiler"  # `nvcc = osp.join(CUDA_HOME, 'bin/nvcc')`: a CUDA toolkit's
         if isinstance(node, nodes.Const) and isinstance(node.value, str) and _names_cuda_build(node.value):
             return f"`{node.value}`"  # `"onnxruntime-gpu" if cuda else "onnxruntime"`: what pip installs
+        if isinstance(node, nodes.Const) and isinstance(node.value, str) and node.value in _whole_library_names():
+            # `if device.type == "cuda": backend = "cufinufft"` (MIRTorch's and deepinv's NUFFT
+            # backends, imported or handed on by that name later): the test picks a CUDA-only
+            # library by its module name; "npu" would pick it there too
+            return f"`{node.value}`"
     return None
 
 

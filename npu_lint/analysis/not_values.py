@@ -103,7 +103,7 @@ import re
 from astroid import nodes
 
 from npu_lint.analysis.arguments import argument_role, parameter_of_default, tables
-from npu_lint.analysis.cuda_library_guards import guards_cuda_library, library_base, registers_cuda_kernel
+from npu_lint.analysis.cuda_library_guards import compares_member_name, guards_cuda_library, library_base, registers_cuda_kernel
 from npu_lint.analysis.environment import is_environment, mapping_of_key
 from npu_lint.analysis.forwarded_keywords import used_only_as_key
 from npu_lint.analysis.implementation_choice import picks_implementation
@@ -907,7 +907,14 @@ def _attribute_name(node: nodes.NodeNG) -> bool:
         for sibling in parent.elts if sibling is not node
     ):
         return True
-    return _compared_with_attribute_parameter(node)
+    return _compared_with_attribute_parameter(node) or _compared_with_member_name(node)
+
+
+def _compared_with_member_name(node: nodes.NodeNG) -> bool:
+    """`method_name == "cuda"` where the loop walks an object's members by name (see
+    `compares_member_name`): "cuda" names the `.cuda` method, which keeps its name on the NPU."""
+    compare = comparison_of(node)
+    return compare is not None and compares_member_name(compare)
 
 
 def _compared_with_attribute_parameter(node: nodes.NodeNG) -> bool:

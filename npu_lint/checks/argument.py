@@ -18,7 +18,9 @@
     quiet_positions: keyword -> position: where a quiet_with argument sits when passed by position
               (`fork_rng([])`)
     outside_tests: stay quiet inside a test function (analysis/test_code.py): advice for training
-                   code that a test does on purpose (gradcheck)
+                   code that a test does on purpose (gradcheck); and where what the call makes is
+                   read for its first item only (`next(iter(DataLoader(ds)))`, a sample batch for
+                   a plot): no training loop runs on it
 
 A call that passes `*args` or `**kwargs` where the argument could hide is never judged missing.
 """
@@ -60,6 +62,18 @@ def module_calls(ctx: ModuleContext) -> frozenset[str]:
     return ctx.scratch[_MODULE_CALLS]
 
 
+def _read_once(call: nodes.Call) -> bool:
+    """`next(iter(DataLoader(dataset)))` (deepinv's examples take one batch to show): the object
+    the call makes is iterated for its first item and dropped."""
+    inner = call.parent
+    if not (isinstance(inner, nodes.Call) and isinstance(inner.func, nodes.Name) and inner.func.name == "iter"
+            and inner.args == [call] and not inner.keywords):
+        return False
+    outer = inner.parent
+    return isinstance(outer, nodes.Call) and isinstance(outer.func, nodes.Name) and outer.func.name == "next" \
+        and bool(outer.args) and outer.args[0] is inner
+
+
 class ArgumentCheck(Check):
     node_types = (nodes.Call,)
 
@@ -87,7 +101,7 @@ class ArgumentCheck(Check):
             return
         if self._quiet(node, ctx):
             return
-        if self.outside_tests and in_test_function(node):
+        if self.outside_tests and (in_test_function(node) or _read_once(node)):
             return
         target, value, edits, agnostic_edits = node, "", (), ()
         if qname not in self.any_call:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import bindings, qualified_name
 from npu_lint.analysis.own_packages import is_own_package
 from npu_lint.checks.base import Check
 
@@ -38,11 +38,18 @@ _LEGACY_STRATEGIES = frozenset({
     "ddp_fully_sharded"})
 
 
-def _names_strategy(value: nodes.NodeNG) -> bool:
+def _names_strategy(value: nodes.NodeNG, depth: int = 0) -> bool:
     """`"ddp"`, `None`, `"ddp" if args.gpus > 1 else None`: an `accelerator=` beside `gpus=` that
-    chooses no device, only (or no) distributed strategy."""
+    chooses no device, only (or no) distributed strategy; also a name that only such values are
+    assigned to (torchsynth 1.0's profile script: `accelerator = None`, then `accelerator = "ddp"`
+    for more than one GPU)."""
     if isinstance(value, nodes.IfExp):
-        return _names_strategy(value.body) and _names_strategy(value.orelse)
+        return _names_strategy(value.body, depth) and _names_strategy(value.orelse, depth)
+    if isinstance(value, nodes.Name) and depth < 2:
+        found = bindings(value)
+        return bool(found) and all(
+            isinstance(binding, nodes.AssignName) and isinstance(binding.parent, nodes.Assign)
+            and _names_strategy(binding.parent.value, depth + 1) for binding in found)
     return isinstance(value, nodes.Const) and (value.value is None or value.value in _LEGACY_STRATEGIES)
 
 

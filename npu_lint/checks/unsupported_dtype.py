@@ -233,6 +233,10 @@ class DtypeUnsupportedByOperator(Check):
             named = argument  # what asks for the dtype: the argument, or the `dtype=` it is computed in
             if argument == "dtype":
                 dtype, expression, source = compute, keyword(node, "dtype"), _keyword(node, "dtype")
+            elif keyword(node, "dtype") is not None and argument == first and api.endswith("_like"):
+                # `torch.zeros_like(x, dtype=torch.bool)` (deepinv's TV prior tests, on a float64 x):
+                # the new tensor has the dtype asked for, and x lends only its shape and device
+                dtype, expression, source, named = compute, keyword(node, "dtype"), _keyword(node, "dtype"), "dtype"
             else:
                 expression = _argument(node, api, argument, method)
                 dtype, source = tensor_dtype(expression), written_at(expression)
