@@ -29,6 +29,9 @@ INPUTS = {
     "type_params.py": b"import torch\ndef first[T](xs: list[T]) -> T:\n    return xs[0]\ntorch.cuda.synchronize()\n",
     "nested_fstring.py": b"import torch\nx = f\"{f'{torch.cuda.device_count()}'}\"\n",
     "binary.py": bytes(range(256)) * 4,
+    # deepinv's lidc_idri.py: a `# type:` comment that is prose, alone after an `if` header, which
+    # only a parse with type comments on rejects
+    "prose_type_comment.py": b"import torch\nif True:\n    # type: numpy.ndarray\n    torch.cuda.synchronize()\n",
 }
 
 
@@ -55,7 +58,7 @@ def test_check_reports_findings_or_a_diagnostic_for_each(odd_files):
     assert "binary.py:1:1: unreadable" in out
     assert "wrong_cookie.py:1:1: unreadable: cannot determine the encoding" in out
     assert "not_utf8.py:1:1: unreadable: cannot decode as utf-8" in out
-    for name in ("latin1_cookie.py", "bom.py", "crlf.py", "mixed_endings.py"):
+    for name in ("latin1_cookie.py", "bom.py", "crlf.py", "mixed_endings.py", "prose_type_comment.py"):
         assert any(f"{name}:" in line and "NPU101" in line for line in out.splitlines()), name
     assert "empty.py" not in out and "only_comments.py" not in out
     for name in ("deep_parens.py", "deep_calls.py", "long_chain.py", "nested_fstring.py"):
@@ -86,6 +89,19 @@ def test_flake8_never_crashes(odd_files):
     proc = run_tool("flake8", "--select", "NPU,E9", *files)
     _no_traceback(proc)
     assert "NPU000" not in proc.stdout, proc.stdout
+
+
+def test_a_prose_type_comment_is_no_syntax_error_on_any_front_end(odd_files):
+    # pylint (astroid parses again without type comments) and flake8 (never reads them) check the
+    # file; the CLI said "syntax-error" and nothing else
+    path = str(odd_files / "prose_type_comment.py")
+    flake8 = run_tool("flake8", "--select", "NPU,E9", path).stdout
+    pylint = run_tool("pylint", "--load-plugins", "npu_lint", "--disable", "all", "--enable",
+                      "npu-lint-npu1xx,syntax-error", "--persistent", "n", path).stdout
+    check = run_tool("npu_lint", "check", "--format", "concise", path).stdout
+    assert ":4:5: NPU101" in flake8 and "E9" not in flake8, flake8
+    assert ":4:4: " in pylint and "syntax-error" not in pylint, pylint
+    assert ":4:5: NPU101" in check and "syntax-error" not in check, check
 
 
 def test_pylint_never_crashes(odd_files):

@@ -122,9 +122,7 @@ class Engine:
             return CheckResult([], [])
         if tree is None:
             try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # SyntaxWarnings are the user's business
-                    tree = ast.parse(text + "\n", filename=path, type_comments=True)
+                tree = _parse_with_type_comments(text, path)
             except SyntaxError as exc:
                 line = exc.lineno or 1
                 column = max((exc.offset or 1) - 1, 0)
@@ -331,6 +329,21 @@ def _self_namespace(first: nodes.Name) -> dict | None:
 def _last_name(node: nodes.NodeNG) -> str:
     """`name` of `name`, `a.b.name` and `a.name(...)` (a decorator or a base class)."""
     return last_name(node.func if isinstance(node, nodes.Call) else node) or ""
+
+
+def _parse_with_type_comments(text: str, path: str) -> ast.Module:
+    """Python's ast of `text`, with its type comments where they parse. A `# type: ...` comment
+    that is prose, on a line of its own after an `if` header (deepinv's lidc_idri.py), is an
+    IndentationError with type comments on and nothing without them; astroid, and so pylint,
+    parse such a file again without them, and flake8 never reads them, so the CLI does too."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarnings are the user's business
+        try:
+            return ast.parse(text + "\n", filename=path, type_comments=True)
+        except SyntaxError:
+            if "type:" not in text:
+                raise
+        return ast.parse(text + "\n", filename=path)
 
 
 def build_module(text: str, path: str, tree: ast.Module | None = None) -> nodes.Module:
