@@ -12,7 +12,8 @@ per module there, naming every such library it imports; not for the project's ow
 importing fairseq: its CUDA code is reported where it is written, the package holding the file
 and the packages at its project root count), nor for a library whose NPU plugin the project is
 (vllm-ascend declares `ascend = vllm_ascend:register` in `vllm.platform_plugins`: vLLM loads the
-NPU's platform by itself); not on an import a CUDA-only-library rule (NPU4xx) already reports.
+NPU's platform by itself); not on an import a CUDA-only-library rule (NPU4xx) already reports; not in an entry module that runs unpatched (no patch, no switch, no
+CUDA use for NPU190 to add one for: a dataset converter that imports mmcv).
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.entry_module import entry_reason
 from npu_lint.analysis.transfer import transfer_facts
 from npu_lint.analysis.own_packages import is_own_package, npu_plugin_hosts
+from npu_lint.analysis.patched_program import runs_patched
 from npu_lint.checks.base import Check
 from npu_lint.knowledge import release_data
 
@@ -53,6 +55,8 @@ class LibraryTakesCudaPath(Check):
     def leave_module(self, ctx: ModuleContext) -> None:
         if not ctx.scratch.get(self) or entry_reason(ctx.module) is None:
             return  # a library module: the program that imports it is told
+        if not runs_patched(ctx.module, ctx.text):
+            return  # no patch, none to add (NPU190): its libraries see the real answer
         said = {f.start for f in ctx.findings if f.code.startswith(LIBRARY_FAMILY)}
         first: dict[str, nodes.NodeNG] = {}  # library -> its first import not said already
         for node, top, _release, _handled in ctx.scratch.get(self, ()):

@@ -12,31 +12,12 @@ build compile CUDA sources there; without it the build takes its C++-only side.
 """
 from __future__ import annotations
 
-from typing import Iterator
-
-from astroid import nodes
-
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.cuda_library_guards import guards_cuda_library
 from npu_lint.analysis.entry_module import entry_reason
+from npu_lint.analysis.patched_program import cuda_uses, switches_patch_on
 from npu_lint.analysis.torch_npu_import import first_torch_import, local_torch_import
 from npu_lint.analysis.transfer import TRANSFER_IMPORT
 from npu_lint.checks.base import Check
-
-ENVIRONMENT_SWITCH = "TORCH_TRANSFER_TO_NPU"
-
-
-def imports_transfer_to_npu(module: nodes.Module) -> bool:
-    for stmt in module.nodes_of_class((nodes.Import, nodes.ImportFrom)):
-        if isinstance(stmt, nodes.ImportFrom) and stmt.modname == "torch_npu.contrib" and any(
-            name == "transfer_to_npu" for name, _ in stmt.names
-        ):
-            return True
-        if isinstance(stmt, nodes.ImportFrom) and stmt.modname == "torch_npu.contrib.transfer_to_npu":
-            return True
-        if isinstance(stmt, nodes.Import) and any(name == "torch_npu.contrib.transfer_to_npu" for name, _ in stmt.names):
-            return True
-    return False
 
 
 class MissingTransferToNpu(Check):
@@ -50,9 +31,9 @@ class MissingTransferToNpu(Check):
 
     def leave_module(self, ctx: ModuleContext) -> None:
         module = ctx.module
-        if ENVIRONMENT_SWITCH in ctx.text or imports_transfer_to_npu(module):
+        if switches_patch_on(module, ctx.text):
             return
-        if next(_cuda_uses(module), None) is None or entry_reason(module) is None:
+        if next(cuda_uses(module), None) is None or entry_reason(module) is None:
             return
         stmt = first_torch_import(module)
         if stmt is not None:
@@ -62,25 +43,7 @@ class MissingTransferToNpu(Check):
             return
         # torch imported only inside functions (diffq's hydra script imports it in `run(args)`):
         # the patch goes after the import that serves the first CUDA use, before that use runs.
-        stmt = next(filter(None, map(local_torch_import, _cuda_uses(module))), None)
+        stmt = next(filter(None, map(local_torch_import, cuda_uses(module))), None)
         if stmt is not None:
             ctx.report(self.rule, stmt, edits=(ctx.insert_after(stmt, TRANSFER_IMPORT),))
 
-
-def _cuda_uses(module: nodes.Module) -> Iterator[nodes.NodeNG]:
-    """The module's uses of CUDA, in order (a `.cuda`/`.is_cuda` attribute, a "cuda..."/"nccl"
-    string), but not a test guarding a CUDA-only library."""
-    for node in module.nodes_of_class((nodes.Attribute, nodes.Const)):
-        if isinstance(node, nodes.Attribute) and node.attrname in ("cuda", "is_cuda"):
-            if not guards_cuda_library(_chain_top(node)):
-                yield node
-        elif isinstance(node, nodes.Const) and isinstance(node.value, str) and node.value.startswith(("cuda", "nccl")):
-            if not guards_cuda_library(node):
-                yield node
-
-
-def _chain_top(node: nodes.Attribute) -> nodes.NodeNG:
-    """`torch.cuda.is_available` for its `torch.cuda`: the name a test asks."""
-    while isinstance(node.parent, nodes.Attribute) and node.parent.expr is node:
-        node = node.parent
-    return node
