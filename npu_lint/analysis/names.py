@@ -294,18 +294,24 @@ def _is_type_call(node: nodes.NodeNG) -> bool:
 
 def _held_for_type_tests(collection: nodes.NodeNG) -> bool:
     """`options = (C, D)` in a function whose every read of `options` is a type test (it may
-    grow by `options += (E,)` on the way)."""
+    grow by `options += (E,)` on the way), also a module's private constant
+    (`_STATEFUL = (nn.BatchNorm1d, nn.RNNBase)`) that its module only tests against or names in
+    an f-string (the message of the error the test raises)."""
     statement = collection.parent
     if not (isinstance(statement, nodes.Assign) and statement.value is collection and len(statement.targets) == 1
             and isinstance(statement.targets[0], nodes.AssignName)):
         return False
     name, scope = statement.targets[0].name, statement.scope()
-    if not isinstance(scope, (nodes.FunctionDef, nodes.Lambda)):
-        return False  # a module or class attribute may be read anywhere
+    if isinstance(scope, nodes.Module):
+        if not name.startswith("_") or name.startswith("__"):
+            return False  # a public module attribute may be imported and read anywhere
+    elif not isinstance(scope, (nodes.FunctionDef, nodes.Lambda)):
+        return False  # a class attribute may be read anywhere
     reads = [n for n in scope.nodes_of_class(nodes.Name) if n.name == name]
     rebound = [n for n in scope.nodes_of_class(nodes.AssignName)
                if n.name == name and n is not statement.targets[0] and not isinstance(n.parent, nodes.AugAssign)]
-    return bool(reads) and not rebound and all(_tested_against(read) for read in reads)
+    return any(_tested_against(read) for read in reads) and not rebound and all(
+        _tested_against(read) or isinstance(read.parent, nodes.FormattedValue) for read in reads)
 
 
 def names_without_running(node: nodes.NodeNG) -> bool:
