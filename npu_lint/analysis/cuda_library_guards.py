@@ -94,7 +94,8 @@ from npu_lint.analysis.forwarded_keywords import hands_keyword_to_library
 from npu_lint.analysis.library_modules import library_cuda_function
 from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.module_facts import facts_of
-from npu_lint.analysis.names import bindings, identifier_words, qualified_name, single_value, statements_after, values_stored_in_self
+from npu_lint.analysis.names import bindings, identifier_words, qualified_name, single_value, statements_after, \
+    unpacked_into, values_stored_in_self
 from npu_lint.config.project_scripts import own_packages
 from npu_lint.knowledge.library_advice import table
 
@@ -140,7 +141,7 @@ def picks_setting_kept_for_cuda(node: nodes.NodeNG) -> bool:
     parent = test.parent
     target = None
     if isinstance(parent, nodes.Tuple) and isinstance(parent.parent, nodes.Assign):
-        target = _unpacked_into(parent, test)
+        target = unpacked_into(parent, test)
     elif isinstance(parent, nodes.Assign) and parent.value is test and len(parent.targets) == 1 \
             and isinstance(parent.targets[0], nodes.AssignName):
         target = parent.targets[0]
@@ -454,7 +455,7 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
             return found
     parent = test.parent
     if isinstance(parent, nodes.Tuple) and isinstance(parent.parent, nodes.Assign):
-        target = _unpacked_into(parent, test)  # `_, heads, is_cuda = *q.shape, q.is_cuda`
+        target = unpacked_into(parent, test)  # `_, heads, is_cuda = *q.shape, q.is_cuda`
         return next(filter(None, (_guarded(use) for use in _uses(target))), None) if target else None
     if isinstance(parent, nodes.Assign) and parent.value is test and len(parent.targets) == 1:
         target = parent.targets[0]
@@ -867,27 +868,6 @@ def decides_code_naming(node: nodes.NodeNG, names: frozenset[str]) -> str | None
             if isinstance(inner, nodes.Keyword) and inner.arg in names:
                 return inner.arg
     return None
-
-
-def _unpacked_into(values: nodes.Tuple, value: nodes.NodeNG) -> nodes.AssignName | None:
-    """The name a tuple assignment stores `value` in: `_, heads, q_len, _, k_len, is_cuda =
-    *q.shape, k.shape[-2], q.is_cuda` (lucidrains' Attend, in denoising-diffusion-pytorch and
-    Coqui TTS's XTTS): values after a starred one line up with the targets from the end."""
-    assign = values.parent
-    if assign.value is not values or len(assign.targets) != 1 or not isinstance(assign.targets[0], nodes.Tuple):
-        return None
-    targets, elements = assign.targets[0].elts, values.elts
-    if any(isinstance(target, nodes.Starred) for target in targets):
-        return None
-    index = next(i for i, element in enumerate(elements) if element is value)
-    starred = [i for i, element in enumerate(elements) if isinstance(element, nodes.Starred)]
-    if starred and index < starred[-1]:
-        return None
-    position = index - len(elements) if starred else index
-    if not starred and len(targets) != len(elements):
-        return None
-    target = targets[position]
-    return target if isinstance(target, nodes.AssignName) else None
 
 
 def _guarded(test: nodes.NodeNG) -> str | None:

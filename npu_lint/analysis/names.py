@@ -457,3 +457,24 @@ def class_of_method(node: nodes.NodeNG) -> nodes.ClassDef | None:
     frame = node.frame()
     parent = frame.parent if isinstance(frame, nodes.FunctionDef) else None
     return parent if isinstance(parent, nodes.ClassDef) else None
+
+
+def unpacked_into(values: nodes.Tuple, value: nodes.NodeNG) -> nodes.AssignName | None:
+    """The name a tuple assignment stores `value` in: `_, heads, q_len, _, k_len, is_cuda =
+    *q.shape, k.shape[-2], q.is_cuda` (lucidrains' Attend, in denoising-diffusion-pytorch and
+    Coqui TTS's XTTS): values after a starred one line up with the targets from the end."""
+    assign = values.parent
+    if assign.value is not values or len(assign.targets) != 1 or not isinstance(assign.targets[0], nodes.Tuple):
+        return None
+    targets, elements = assign.targets[0].elts, values.elts
+    if any(isinstance(target, nodes.Starred) for target in targets):
+        return None
+    index = next(i for i, element in enumerate(elements) if element is value)
+    starred = [i for i, element in enumerate(elements) if isinstance(element, nodes.Starred)]
+    if starred and index < starred[-1]:
+        return None
+    position = index - len(elements) if starred else index
+    if (not starred and len(targets) != len(elements)) or -position > len(targets):
+        return None
+    target = targets[position]
+    return target if isinstance(target, nodes.AssignName) else None

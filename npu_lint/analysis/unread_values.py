@@ -21,7 +21,7 @@ from typing import Optional
 
 from astroid import nodes
 
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import qualified_name, unpacked_into
 
 # What the statements after the store do with the name: store it again first, read it (maybe),
 # leave without either (a `return`: never read, but no replacement says the store is a default),
@@ -56,13 +56,9 @@ def stored_unread(node: nodes.NodeNG) -> bool:
     nothing in the function reads, alone or as its item of an unpacking (`_, heads, is_cuda,
     device = *q.shape, q.is_cuda, q.device`, where only `device` is used)?"""
     statement = node.parent
-    if not isinstance(statement, nodes.Assign) or len(statement.targets) != 1:
-        value = statement if isinstance(statement, nodes.Tuple) else None
-        statement = value.parent if value is not None else None
-        if not (isinstance(statement, nodes.Assign) and statement.value is value and len(statement.targets) == 1):
-            return False
-        target = _unpacked_target(statement.targets[0], value, node)
-    elif statement.value is node:
+    if isinstance(statement, nodes.Tuple) and isinstance(statement.parent, nodes.Assign):
+        target, statement = unpacked_into(statement, node), statement.parent
+    elif isinstance(statement, nodes.Assign) and statement.value is node and len(statement.targets) == 1:
         target = statement.targets[0]
     else:
         return False
@@ -72,22 +68,6 @@ def stored_unread(node: nodes.NodeNG) -> bool:
     if not isinstance(function, nodes.FunctionDef) or _declared_outside(function, target.name):
         return False
     return not _reads(function, target.name)
-
-
-def _unpacked_target(targets: nodes.NodeNG, value: nodes.Tuple, item: nodes.NodeNG) -> Optional[nodes.NodeNG]:
-    """The target `item` of the tuple `value` is stored in: counted from the end after the
-    value's last starred item, when the targets star nothing."""
-    if not isinstance(targets, nodes.Tuple) or any(isinstance(t, nodes.Starred) for t in targets.elts):
-        return None
-    elements = value.elts
-    index = elements.index(item)
-    starred = [i for i, element in enumerate(elements) if isinstance(element, nodes.Starred)]
-    if not starred:
-        return targets.elts[index] if len(targets.elts) == len(elements) else None
-    if index < starred[-1]:
-        return None
-    from_end = len(elements) - index
-    return targets.elts[-from_end] if from_end <= len(targets.elts) else None
 
 
 def _stored_name(statement: nodes.NodeNG) -> Optional[str]:
