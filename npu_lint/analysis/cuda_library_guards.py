@@ -457,7 +457,10 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
     if isinstance(parent, nodes.Tuple) and isinstance(parent.parent, nodes.Assign):
         target = unpacked_into(parent, test)  # `_, heads, is_cuda = *q.shape, q.is_cuda`
         return next(filter(None, (_guarded(use) for use in _uses(target))), None) if target else None
-    if isinstance(parent, nodes.Assign) and parent.value is test and len(parent.targets) == 1:
+    value = test
+    if _passes_through(parent, test):
+        value, parent = parent, parent.parent  # `use_triton = default(use_triton, q.is_cuda)`
+    if isinstance(parent, nodes.Assign) and parent.value is value and len(parent.targets) == 1:
         target = parent.targets[0]
         if isinstance(target, nodes.AssignName):
             if spells_library(target.name) and _asks(test):
@@ -486,6 +489,30 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
     if keyword is not None:
         return keyword
     return None
+
+
+def _passes_through(call: nodes.NodeNG, argument: nodes.NodeNG) -> bool:
+    """Is `call` a call of the module's own helper that hands back one of its arguments, with
+    `argument` among them: `default(use_triton, q.is_cuda)`, whose `def default(v, d): return v
+    if exists(v) else d` (lucidrains' modules) answers the test when no value was given?"""
+    if not (isinstance(call, nodes.Call) and isinstance(call.func, nodes.Name) and argument in call.args
+            and not call.keywords):
+        return False
+    function = next((statement for statement in call.root().body
+                     if isinstance(statement, nodes.FunctionDef) and statement.name == call.func.name), None)
+    if function is None or function.args.vararg or function.args.kwarg:
+        return False
+    parameters = {argument.name for argument in function.args.args}
+    returns = list(function.nodes_of_class(nodes.Return))
+
+    def handed_back(value: nodes.NodeNG | None) -> bool:
+        if isinstance(value, nodes.IfExp):
+            return handed_back(value.body) and handed_back(value.orelse)
+        if isinstance(value, nodes.Call) and not value.args and not value.keywords:
+            value = value.func  # `d() if callable(d) else d`
+        return isinstance(value, nodes.Name) and value.name in parameters
+
+    return bool(returns) and all(handed_back(statement.value) for statement in returns)
 
 
 def _cuda_support_flag(sibling: nodes.NodeNG) -> str | None:
