@@ -182,6 +182,16 @@ def test_names_outside_all_of_torch_npu_npu_have_an_equivalent():
     assert npu_equivalent("torch.cuda._no_such_name", release_data.default_release()) is None
 
 
+def test_transfer_to_npu_patches_only_the_names_of_all():
+    # torch_npu's _apply_patches copies `torch_npu.npu.__all__` into torch.cuda; torch.cuda's own
+    # `_initialized` and `_lazy_init` stay CUDA's under the patch
+    from npu_lint.knowledge.cuda_surface import patched_by_transfer_to_npu
+    for release in release_data.releases():
+        assert patched_by_transfer_to_npu("torch.cuda.is_initialized", release)
+        assert not patched_by_transfer_to_npu("torch.cuda._initialized", release)
+        assert not patched_by_transfer_to_npu("torch.cuda._lazy_init", release)
+
+
 def test_a_stand_in_is_named_but_never_rewritten_by_itself():
     # torch_npu's get_device_capability returns None (unless TORCH_NPU_DEVICE_CAPABILITY is set):
     # `major, minor = ...` would raise TypeError after a rename.

@@ -95,7 +95,8 @@ from npu_lint.analysis.forwarded_keywords import hands_keyword_to_library, param
 from npu_lint.analysis.library_modules import library_cuda_function
 from npu_lint.analysis.library_words import spells_library
 from npu_lint.analysis.module_facts import facts_of
-from npu_lint.analysis.names import bindings, identifier_words, qualified_name, single_value, statements_after, values_stored_in_self
+from npu_lint.analysis.names import bindings, identifier_words, qualified_name, single_value, statements_after, \
+    unpacked_into, values_stored_in_self
 from npu_lint.config.project_scripts import own_packages
 from npu_lint.knowledge.library_advice import table
 
@@ -141,7 +142,7 @@ def picks_setting_kept_for_cuda(node: nodes.NodeNG) -> bool:
     parent = test.parent
     target = None
     if isinstance(parent, nodes.Tuple) and isinstance(parent.parent, nodes.Assign):
-        target = _unpacked_into(parent, test)
+        target = unpacked_into(parent, test)
     elif isinstance(parent, nodes.Assign) and parent.value is test and len(parent.targets) == 1 \
             and isinstance(parent.targets[0], nodes.AssignName):
         target = parent.targets[0]
@@ -486,9 +487,12 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
             return "the `.cuda` method, whose name the test compares"
     parent = test.parent
     if isinstance(parent, nodes.Tuple) and isinstance(parent.parent, nodes.Assign):
-        target = _unpacked_into(parent, test)  # `_, heads, is_cuda = *q.shape, q.is_cuda`
+        target = unpacked_into(parent, test)  # `_, heads, is_cuda = *q.shape, q.is_cuda`
         return next(filter(None, (_guarded(use) for use in _uses(target))), None) if target else None
-    if isinstance(parent, nodes.Assign) and parent.value is test and len(parent.targets) == 1:
+    value = test
+    if _passes_through(parent, test):
+        value, parent = parent, parent.parent  # `use_triton = default(use_triton, q.is_cuda)`
+    if isinstance(parent, nodes.Assign) and parent.value is value and len(parent.targets) == 1:
         target = parent.targets[0]
         if isinstance(target, nodes.AssignName):
             if spells_library(target.name) and _asks(test):
@@ -517,6 +521,30 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
     if keyword is not None:
         return keyword
     return None
+
+
+def _passes_through(call: nodes.NodeNG, argument: nodes.NodeNG) -> bool:
+    """Is `call` a call of the module's own helper that hands back one of its arguments, with
+    `argument` among them: `default(use_triton, q.is_cuda)`, whose `def default(v, d): return v
+    if exists(v) else d` (lucidrains' modules) answers the test when no value was given?"""
+    if not (isinstance(call, nodes.Call) and isinstance(call.func, nodes.Name) and argument in call.args
+            and not call.keywords):
+        return False
+    function = next((statement for statement in call.root().body
+                     if isinstance(statement, nodes.FunctionDef) and statement.name == call.func.name), None)
+    if function is None or function.args.vararg or function.args.kwarg:
+        return False
+    parameters = {argument.name for argument in function.args.args}
+    returns = list(function.nodes_of_class(nodes.Return))
+
+    def handed_back(value: nodes.NodeNG | None) -> bool:
+        if isinstance(value, nodes.IfExp):
+            return handed_back(value.body) and handed_back(value.orelse)
+        if isinstance(value, nodes.Call) and not value.args and not value.keywords:
+            value = value.func  # `d() if callable(d) else d`
+        return isinstance(value, nodes.Name) and value.name in parameters
+
+    return bool(returns) and all(handed_back(statement.value) for statement in returns)
 
 
 def _cuda_support_flag(sibling: nodes.NodeNG) -> str | None:
@@ -965,27 +993,6 @@ def decides_code_naming(node: nodes.NodeNG, names: frozenset[str]) -> str | None
             if isinstance(inner, nodes.Keyword) and inner.arg in names:
                 return inner.arg
     return None
-
-
-def _unpacked_into(values: nodes.Tuple, value: nodes.NodeNG) -> nodes.AssignName | None:
-    """The name a tuple assignment stores `value` in: `_, heads, q_len, _, k_len, is_cuda =
-    *q.shape, k.shape[-2], q.is_cuda` (lucidrains' Attend, in denoising-diffusion-pytorch and
-    Coqui TTS's XTTS): values after a starred one line up with the targets from the end."""
-    assign = values.parent
-    if assign.value is not values or len(assign.targets) != 1 or not isinstance(assign.targets[0], nodes.Tuple):
-        return None
-    targets, elements = assign.targets[0].elts, values.elts
-    if any(isinstance(target, nodes.Starred) for target in targets):
-        return None
-    index = next(i for i, element in enumerate(elements) if element is value)
-    starred = [i for i, element in enumerate(elements) if isinstance(element, nodes.Starred)]
-    if starred and index < starred[-1]:
-        return None
-    position = index - len(elements) if starred else index
-    if not starred and len(targets) != len(elements):
-        return None
-    target = targets[position]
-    return target if isinstance(target, nodes.AssignName) else None
 
 
 def _guarded(test: nodes.NodeNG) -> str | None:

@@ -309,18 +309,24 @@ def _is_type_call(node: nodes.NodeNG) -> bool:
 
 def _held_for_type_tests(collection: nodes.NodeNG) -> bool:
     """`options = (C, D)` in a function whose every read of `options` is a type test (it may
-    grow by `options += (E,)` on the way)."""
+    grow by `options += (E,)` on the way), also a module's private constant
+    (`_STATEFUL = (nn.BatchNorm1d, nn.RNNBase)`) that its module only tests against or names in
+    an f-string (the message of the error the test raises)."""
     statement = collection.parent
     if not (isinstance(statement, nodes.Assign) and statement.value is collection and len(statement.targets) == 1
             and isinstance(statement.targets[0], nodes.AssignName)):
         return False
     name, scope = statement.targets[0].name, statement.scope()
-    if not isinstance(scope, (nodes.FunctionDef, nodes.Lambda)):
-        return False  # a module or class attribute may be read anywhere
+    if isinstance(scope, nodes.Module):
+        if not name.startswith("_") or name.startswith("__"):
+            return False  # a public module attribute may be imported and read anywhere
+    elif not isinstance(scope, (nodes.FunctionDef, nodes.Lambda)):
+        return False  # a class attribute may be read anywhere
     reads = [n for n in scope.nodes_of_class(nodes.Name) if n.name == name]
     rebound = [n for n in scope.nodes_of_class(nodes.AssignName)
                if n.name == name and n is not statement.targets[0] and not isinstance(n.parent, nodes.AugAssign)]
-    return bool(reads) and not rebound and all(_tested_against(read) for read in reads)
+    return any(_tested_against(read) for read in reads) and not rebound and all(
+        _tested_against(read) or isinstance(read.parent, nodes.FormattedValue) for read in reads)
 
 
 def names_without_running(node: nodes.NodeNG) -> bool:
@@ -466,3 +472,24 @@ def class_of_method(node: nodes.NodeNG) -> nodes.ClassDef | None:
     frame = node.frame()
     parent = frame.parent if isinstance(frame, nodes.FunctionDef) else None
     return parent if isinstance(parent, nodes.ClassDef) else None
+
+
+def unpacked_into(values: nodes.Tuple, value: nodes.NodeNG) -> nodes.AssignName | None:
+    """The name a tuple assignment stores `value` in: `_, heads, q_len, _, k_len, is_cuda =
+    *q.shape, k.shape[-2], q.is_cuda` (lucidrains' Attend, in denoising-diffusion-pytorch and
+    Coqui TTS's XTTS): values after a starred one line up with the targets from the end."""
+    assign = values.parent
+    if assign.value is not values or len(assign.targets) != 1 or not isinstance(assign.targets[0], nodes.Tuple):
+        return None
+    targets, elements = assign.targets[0].elts, values.elts
+    if any(isinstance(target, nodes.Starred) for target in targets):
+        return None
+    index = next(i for i, element in enumerate(elements) if element is value)
+    starred = [i for i, element in enumerate(elements) if isinstance(element, nodes.Starred)]
+    if starred and index < starred[-1]:
+        return None
+    position = index - len(elements) if starred else index
+    if (not starred and len(targets) != len(elements)) or -position > len(targets):
+        return None
+    target = targets[position]
+    return target if isinstance(target, nodes.AssignName) else None

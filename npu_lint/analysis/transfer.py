@@ -76,8 +76,26 @@ def device_is_rewritten(call: nodes.Call, wrapper: str, release: str) -> bool:
     if call_is_wrapped(call, wrapper, release):
         return True
     qname = qualified_name(_callee(call))
+    if qname == "torch.device":
+        outer = _device_handed_to(call, release)
+        return outer is not None and device_is_rewritten(outer, wrapper, release)
     passed_to = transfer_facts().passes_device_to(qname) if qname is not None else None
     return passed_to is not None and passed_to in _wrapped_set(wrapper, release)
+
+
+def _device_handed_to(device: nodes.Call, release: str) -> nodes.Call | None:
+    """The call that `torch.device("cuda")` is built for, as a positional argument or one of the
+    keywords the patch reads (`device=`, `map_location=`, ...): the wrapper turns a CUDA device
+    object it is handed into the NPU's as it turns a string (`x.to(torch.device("cuda"))`,
+    `torch.cuda.get_device_properties(torch.device("cuda"))`)."""
+    parent = device.parent
+    if isinstance(parent, nodes.Keyword):
+        names = release_data.facts(release).transfer_lists.get("device_kwargs_list", frozenset())
+        outer = parent.parent
+        return outer if parent.arg in names and isinstance(outer, nodes.Call) else None
+    if isinstance(parent, nodes.Call) and device in parent.args:
+        return parent
+    return None
 
 
 def _callee(call: nodes.Call) -> nodes.NodeNG:

@@ -21,7 +21,7 @@ from typing import Optional
 
 from astroid import nodes
 
-from npu_lint.analysis.names import qualified_name
+from npu_lint.analysis.names import qualified_name, unpacked_into
 
 # What the statements after the store do with the name: store it again first, read it (maybe),
 # leave without either (a `return`: never read, but no replacement says the store is a default),
@@ -49,6 +49,25 @@ def never_read(node: nodes.NodeNG) -> bool:
         following.append(sibling)
         sibling = sibling.next_sibling()
     return _block(following, name) == _REPLACED
+
+
+def stored_unread(node: nodes.NodeNG) -> bool:
+    """Is `node` (an expression that calls nothing) stored in a local name of its function that
+    nothing in the function reads, alone or as its item of an unpacking (`_, heads, is_cuda,
+    device = *q.shape, q.is_cuda, q.device`, where only `device` is used)?"""
+    statement = node.parent
+    if isinstance(statement, nodes.Tuple) and isinstance(statement.parent, nodes.Assign):
+        target, statement = unpacked_into(statement, node), statement.parent
+    elif isinstance(statement, nodes.Assign) and statement.value is node and len(statement.targets) == 1:
+        target = statement.targets[0]
+    else:
+        return False
+    if not isinstance(target, nodes.AssignName):
+        return False
+    function = statement.scope()
+    if not isinstance(function, nodes.FunctionDef) or _declared_outside(function, target.name):
+        return False
+    return not _reads(function, target.name)
 
 
 def _stored_name(statement: nodes.NodeNG) -> Optional[str]:

@@ -19,6 +19,7 @@ from npu_lint.analysis.library_modules import library_module
 from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.own_packages import own_object
 from npu_lint.analysis.receivers import ReceiverKind, receiver_kind
+from npu_lint.analysis.unread_values import stored_unread
 from npu_lint.checks.base import Check
 from npu_lint.checks.device_choice import fold_device_strings
 from npu_lint.core.findings import Applicability, Confidence
@@ -78,6 +79,10 @@ class MethodCheck(Check):
             return  # `platform.is_cuda.return_value = True`: a mock's attribute; a Tensor's is a bool
         if not called and guards_cuda_library(node):
             return  # `if x.is_cuda: cupy.asarray(x)`: False on the NPU, as the port wants
+        if not called and stored_unread(node):
+            # `_, heads, q_len, _, k_len, is_cuda, device = *q.shape, k.shape[-2], q.is_cuda, q.device`
+            # in an attention helper that later uses only `device`: nothing reads the answer
+            return
         if library_base(node) is not None:
             # InvokeAI's `class InvokeInt8Params(bnb.nn.Int8Params)` moves its quantized data in
             # its own cuda(): the class is the port (NPU403), and `.npu()` there would hand NPU

@@ -158,8 +158,12 @@ class TorchCudaApi(Check):
                 # a CUDA-only library's path off the NPU; NPU401/NPU403 report the library.
                 continue
             hint = hint_for(use.qname)
+            unpatched = ""
             if auto and replacement is not None:  # renamed by torch_npu, not by the patch
                 hint = hint or f"use `{replacement}`"
+                unpatched = " under this name" + (
+                    " (transfer_to_npu copies only the names of torch.npu's `__all__` into torch.cuda)"
+                    if is_plain_rename(use.qname, replacement) else "")
                 replacement = None
             edits = (use.edit_for(replacement),) if replacement else ()
             exposed = _guards_unfixed_use(use, ctx, self.release) if edits else None
@@ -195,7 +199,7 @@ class TorchCudaApi(Check):
                 applicability=Applicability.DISPLAY_ONLY if stand_in or held else None,
                 agnostic_edits=neutral[1] if neutral else (), agnostic=neutral[0] if neutral else "",
                 qname=use.qname, replacement=replacement or "", release=self.release,
-                added=f" (torch_npu {added} has it)" if added else "",
+                added=f" (torch_npu {added} has it)" if added else unpatched,
                 note=f" ({note})" if note else "",
                 hint=hint or "remove it or guard it",
                 related=_later_uses(use.node, ctx),

@@ -104,8 +104,9 @@ def hint_for(qname: str) -> str:
     return cuda_names().hints[key] if key else ""
 
 
-def _npu_has(parts: list[str], facts) -> bool:
-    """Does torch_npu have `torch.npu.<parts>`? Submodules are checked a level deep."""
+def _npu_has(parts: list[str], facts, unlisted: bool = True) -> bool:
+    """Does torch_npu have `torch.npu.<parts>`? Submodules are checked a level deep. Without
+    `unlisted`, only the names of torch_npu.npu's `__all__` count at its top."""
     if not parts:
         return True
     for end in range(len(parts), 0, -1):  # the longest submodule prefix, e.g. amp.autocast_mode
@@ -113,7 +114,7 @@ def _npu_has(parts: list[str], facts) -> bool:
         if names is not None and torch_model.has_module(".".join([CUDA, *parts[:end]])):
             return end == len(parts) or parts[end] in names
     # torch.npu is the module torch_npu.npu itself: every name it binds works, not only __all__.
-    return parts[0] in facts.npu_all or parts[0] in facts.npu_unlisted
+    return parts[0] in facts.npu_all or (unlisted and parts[0] in facts.npu_unlisted)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -140,8 +141,11 @@ def patched_by_transfer_to_npu(qname: str, release: str) -> bool:
     facts = release_data.facts(release)
     if qname in facts.aliases or qname in facts.module_patches or neutral_name(qname, release):
         return True  # the patch leaves torch's own objects under torch.cuda where they are
+    # torch_npu's _apply_patches copies only `__all__` of torch_npu.npu into torch.cuda: a name
+    # outside it (`_initialized`, `default_generators`, `_lazy_init`) stays torch.cuda's own,
+    # False, empty or failing on an Ascend host.
     parts = qname.split(".")[2:]
-    return not parts or _npu_has(parts, facts)
+    return not parts or _npu_has(parts, facts, unlisted=False)
 
 
 def first_release_with_equivalent(qname: str, patched: bool = False) -> str | None:
