@@ -21,7 +21,7 @@ def test_a_project_importing_its_own_package_is_not_a_library_taking_cuda_paths(
     (package / "__init__.py").write_text("")
     module = package / "resnet.py"
     text = ("import torch\nfrom timm.layers import create_conv2d\nimport transformers\nimport fairseq\n"
-            "if __name__ == '__main__':\n    pass\n")
+            "if __name__ == '__main__':\n    torch.cuda.synchronize()\n")
     module.write_text(text)
     tests = tmp_path / "tests"
     tests.mkdir()
@@ -35,7 +35,7 @@ def test_a_project_importing_its_own_package_is_not_a_library_taking_cuda_paths(
 
 def test_an_import_reported_as_a_cuda_only_library_is_not_reported_again():
     text = ("import torch\nfrom deepspeed.ops.transformer import DeepSpeedTransformerLayer\nimport deepspeed\n"
-            "if __name__ == '__main__':\n    pass\n")
+            "if __name__ == '__main__':\n    torch.cuda.synchronize()\n")
     codes = _codes(text, settings=AUTO)
     assert (2, "NPU401") in codes and (2, "NPU191") not in codes
     assert (3, "NPU191") in codes
@@ -44,7 +44,8 @@ def test_an_import_reported_as_a_cuda_only_library_is_not_reported_again():
 def test_library_advice_for_the_transfer_route_is_said_once_per_program(tmp_path):
     # mmdet 3.3.0: 333 modules import mmengine and each got the same NPU191 advice; the program's
     # start (tools/train.py, a console script's module, `__main__.py`) gets it once.
-    text = "import torch\nimport mmengine\nfrom mmengine.runner import Runner\n"
+    # (each uses CUDA, so the auto route patches the program: NPU191 speaks of its libraries there)
+    text = "import torch\nimport mmengine\nfrom mmengine.runner import Runner\nDEVICE = 'cuda'\n"
     main = text + "\n\nif __name__ == '__main__':\n    Runner.from_cfg({})\n"
     assert (2, "NPU191") not in _codes(text, str(tmp_path / "mmdet" / "models" / "detr.py"), AUTO)
     assert [c for c in _codes(main, str(tmp_path / "tools" / "train.py"), AUTO) if c[1] == "NPU191"] == [(2, "NPU191")]
@@ -261,7 +262,7 @@ def test_a_library_imported_in_many_places_is_one_finding_with_the_others_relate
 def test_libraries_the_patch_misleads_are_named_in_one_finding_per_module():
     # mmpose's demos and tools import mmcv and mmengine: two NPU191 findings per module, one cause.
     text = ("import torch\nfrom mmcv.transforms import Compose\nimport mmengine\nimport mmcv\n"
-            "if __name__ == '__main__':\n    pass\n")
+            "if __name__ == '__main__':\n    torch.cuda.synchronize()\n")
     findings = [f for f in Engine(AUTO).check_text(text).findings if f.code == "NPU191"]
     assert [f.start.line for f in findings] == [2]
     assert "`mmcv`, `mmengine` may take CUDA-only code paths" in findings[0].message

@@ -83,7 +83,7 @@ def test_a_library_importing_itself_is_not_told_it_takes_cuda_paths(tmp_path):
     inside = package / "transformer.py"
     script = tmp_path / "train.py"
     text = ("import fairseq\nfrom fairseq import utils\nfrom fairseq.models import register_model\n"
-            "if __name__ == '__main__':\n    pass\n")
+            "if __name__ == '__main__':\n    utils.move_to_cuda({}, device='cuda')\n")
     engine = Engine(Settings(strategy="auto"))
     assert not [f for f in engine.check_text(text, str(inside)).findings if f.code == "NPU191"]
     user = [f for f in engine.check_text(text, str(script)).findings if f.code == "NPU191"]
@@ -92,7 +92,9 @@ def test_a_library_importing_itself_is_not_told_it_takes_cuda_paths(tmp_path):
 
 # vllm-ascend 0.23.0.post1: setup.py declares the project vLLM's NPU platform plugin, so its
 # examples run vLLM on the NPU through the plugin, with no transfer_to_npu to mislead vLLM.
-VLLM_EXAMPLE = "from vllm import LLM, SamplingParams\n\nif __name__ == '__main__':\n    LLM(model='m')\n"
+# A program that uses CUDA (`device="cuda"`), which the auto route patches (NPU190): NPU191 speaks
+# of the libraries only where the patch runs.
+VLLM_EXAMPLE = "from vllm import LLM, SamplingParams\n\nif __name__ == '__main__':\n    LLM(model='m', device='cuda')\n"
 
 
 @pytest.mark.parametrize("entry_points, said", [
