@@ -27,6 +27,7 @@ from npu_lint.analysis.names import (
     ATTRIBUTE_NODES, chain_parts, imported_name, in_annotation, is_chain_top, qualified_name, sole_import
 )
 from npu_lint.analysis.none_uses import none_crash, none_guarded
+from npu_lint.analysis.restore_location import restored_where_saved
 from npu_lint.analysis.result_fields import fields_read
 from npu_lint.checks.base import Check
 from npu_lint.checks.device_choice import DEVICE_STRING_RULES, NO_NPU_NAME_RULES, absorb, fold_device_strings
@@ -177,6 +178,12 @@ class TorchCudaApi(Check):
                 # `torch.cuda.is_available() and torch.cuda.nccl.version() >= (2, 10)`: renaming the
                 # test alone would run the other name on the NPU, where the test kept it off
                 edits = ()
+            restored = restored_where_saved(use.node) \
+                if edits and all(edits) and self.settings.strategy == "manual" else None
+            if restored is not None:
+                # `map_location=None if torch.cuda.is_available() else "cpu"`: None would put the
+                # checkpoint's CUDA tensors back on CUDA, which the NPU host has not
+                edits += (Edit(ctx.start(restored), ctx.end(restored), _quoted_like(ctx, restored.parent, "npu")),)
             amp = _device_type_call(use, ctx, self.release) if replacement and outer is None else None
             if amp is not None and self.settings.strategy == "manual":
                 replacement, edits = amp  # torch's own spelling, `torch.amp.X("npu")`
@@ -189,6 +196,9 @@ class TorchCudaApi(Check):
                 note = f"port `{exposed}`, which it guards, first: renamed alone, the test lets it run on the NPU"
             elif outer is not None:
                 note = f"port it with `{outer}`, whose argument it is and which has no fix"
+            elif restored is not None:
+                note = ("port the load place it picks with it, `None` to \"npu\": `None` puts a checkpoint's CUDA "
+                        "tensors back on CUDA, which the NPU host has not")
             count = len(ctx.findings)
             ctx.report(
                 self.rule, use.node, start=use.start, end=use.end,
@@ -218,6 +228,15 @@ class TorchCudaApi(Check):
             kept = {id(finding) for finding in ctx.findings}
             reported = [(use, finding) for use, finding in ctx.scratch.get(self, ()) if id(finding) in kept]
             _no_safer_than_guarded_devices(ctx, reported)
+
+
+def _quoted_like(ctx: ModuleContext, choice: nodes.IfExp, text: str) -> str:
+    """`text` as a string literal in the quotes of the choice's other arm (`'cpu'` -> `'npu'`)."""
+    host = choice.body if not (isinstance(choice.body, nodes.Const) and choice.body.value is None) else choice.orelse
+    if isinstance(host, nodes.Call) and host.args:
+        host = host.args[0]
+    quote = "'" if isinstance(host, nodes.Const) and ctx.node_text(host).startswith("'") else '"'
+    return quote + text + quote
 
 
 def _guards_unfixed_use(use: _CudaUse, ctx: ModuleContext, release: str) -> str | None:
