@@ -26,6 +26,8 @@ def arguments_for(parameter: nodes.AssignName) -> list[nodes.NodeNG] | None:
     `*args` / `**kwargs` that may carry it."""
     arguments = parameter.parent
     function = arguments.parent if isinstance(arguments, nodes.Arguments) else None
+    if isinstance(function, nodes.FunctionDef) and isinstance(function.parent, nodes.ClassDef):
+        return _method_arguments_for(function, parameter)
     if not (isinstance(function, nodes.FunctionDef) and isinstance(function.parent, nodes.Module)):
         return None
     if not (function.name.startswith("_") or any(is_main_guard(stmt) for stmt in function.parent.body)):
@@ -37,6 +39,36 @@ def arguments_for(parameter: nodes.AssignName) -> list[nodes.NodeNG] | None:
             continue
         call = name.parent
         if not (isinstance(call, nodes.Call) and call.func is name):
+            return None
+        argument = _argument_at(call, parameter.name, position)
+        if argument is None:
+            return None
+        given.append(argument)
+    return given or None
+
+
+def _method_arguments_for(method: nodes.FunctionDef, parameter: nodes.AssignName) -> list[nodes.NodeNG] | None:
+    """What every `self._name(...)` of the module hands `parameter` of the private method `_name`
+    (sam2's Trainer: `__init__(..., accelerator: str = "cuda")` hands `accelerator` to
+    `self._setup_device(accelerator)`, which tests `if accelerator == "cuda":`). A private method
+    (one leading underscore, not a dunder), undecorated, read only as `self._name(...)` calls in
+    the module; None when it is also read otherwise (handed on, called on another object) or a
+    call gives no argument there."""
+    name = method.name
+    if not name.startswith("_") or name.startswith("__") or method.decorators is not None:
+        return None
+    positional = [*method.args.posonlyargs, *(method.args.args or [])]
+    if not positional or positional[0].name != "self" or parameter is positional[0]:
+        return None
+    position = _position(method.args, parameter)
+    position = position - 1 if position is not None else None
+    given: list[nodes.NodeNG] = []
+    for attribute in method.root().nodes_of_class(nodes.Attribute):
+        if attribute.attrname != name:
+            continue
+        call = attribute.parent
+        if not (isinstance(attribute.expr, nodes.Name) and attribute.expr.name == "self"
+                and isinstance(call, nodes.Call) and call.func is attribute):
             return None
         argument = _argument_at(call, parameter.name, position)
         if argument is None:

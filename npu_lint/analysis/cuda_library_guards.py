@@ -93,7 +93,7 @@ from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, meth
 from npu_lint.analysis.extension_flags import extension_of_flag
 from npu_lint.analysis.forwarded_keywords import hands_keyword_to_library, parameter_filled_by_position
 from npu_lint.analysis.library_modules import library_cuda_function
-from npu_lint.analysis.library_words import spells_library
+from npu_lint.analysis.library_words import spelled_libraries, spells_library
 from npu_lint.analysis.module_facts import facts_of
 from npu_lint.analysis.names import bindings, identifier_words, qualified_name, single_value, statements_after, \
     unpacked_into, values_stored_in_self
@@ -495,7 +495,7 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
     if isinstance(parent, nodes.Assign) and parent.value is value and len(parent.targets) == 1:
         target = parent.targets[0]
         if isinstance(target, nodes.AssignName):
-            if spells_library(target.name) and _asks(test):
+            if spells_library(target.name) and _asks(test) and not _flag_of_absent_library(target):
                 return f"`{target.name}`"
             return next(filter(None, (_guarded(use) for use in _uses(target))), None)
         return None
@@ -1436,7 +1436,8 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             # `if mat.is_cuda: MEB.coo_spmm_int32(...)` (MinkowskiEngine, whose setup.py builds
             # `MinkowskiEngineBackend._C` with CUDAExtension): the extension's CUDA functions
             return f"`{node.name}` (a CUDA build of this project)"
-        if isinstance(node, nodes.Name) and spells_library(node.name) and not _local_value_named_like_library(node):
+        if isinstance(node, nodes.Name) and spells_library(node.name) and not _local_value_named_like_library(node) \
+                and not _flag_of_absent_library(node):
             return f"`{node.name}`"
         if isinstance(node, nodes.Name) and _bound_by_import_call(node):
             return f"`{node.name}` (a CUDA-only module)"
@@ -1496,6 +1497,37 @@ def _local_value_named_like_library(name: nodes.Name) -> bool:
     return bool(found) and all(isinstance(binding, nodes.AssignName) and binding.scope() is name.scope()
                                and isinstance(binding.parent, (nodes.Assign, nodes.AnnAssign, nodes.Tuple))
                                for binding in found)
+
+
+def _flag_of_absent_library(name: nodes.Name | nodes.AssignName) -> bool:
+    """`use_flash_attn = torch.cuda.get_device_properties(0).major >= 8` / `else: use_flash_attn =
+    False` (sam2's get_sdpa_settings, whose flag picks torch's own SDPA flash kernel): a function's
+    own flag, bound there by plain assignments alone, in a module that never imports nor names the
+    library the flag's name spells, is a choice of torch's backend ("flash" attention is also
+    SDPA's), not that library's; the test that computes it is ported as any other. A flag set where
+    the library imports (`try: import flash_attn; use_flash_attn = True`), or in a module that
+    imports it anywhere, still counts."""
+    scope = name.scope()
+    if not isinstance(scope, nodes.FunctionDef):
+        return False
+    stores = [node for node in scope.nodes_of_class(nodes.AssignName) if node.name == name.name]
+    if not stores or any(store.scope() is not scope or not isinstance(store.parent, nodes.Assign)
+                         or len(store.parent.targets) != 1 for store in stores):
+        return False
+    if name.name in {argument.name for argument in scope.args.arguments or ()}:
+        return False
+    libraries = spelled_libraries(name.name)
+    return not any(_names_library_of(node, libraries) for node in name.root().nodes_of_class(
+        (nodes.Import, nodes.ImportFrom, nodes.Const)))
+
+
+def _names_library_of(node: nodes.NodeNG, libraries: frozenset[str]) -> bool:
+    """Does the import or string `node` name one of `libraries` (top modules)?"""
+    if isinstance(node, nodes.Const):
+        return isinstance(node.value, str) and node.value.split(".")[0] in libraries
+    modules = [module for module, _alias in node.names] if isinstance(node, nodes.Import) \
+        else [node.modname or "", *(imported for imported, _alias in node.names)]
+    return any(module.split(".")[0] in libraries or spelled_libraries(module) & libraries for module in modules)
 
 
 @functools.lru_cache(maxsize=1)

@@ -16,10 +16,15 @@ _TORCH_WORDS = frozenset({"cudnn"})  # torch.backends.cudnn, torch.cudnn_convolu
 
 def spells_library(identifier: str) -> bool:
     """An identifier or dotted module name with a library's words in a row."""
+    return bool(spelled_libraries(identifier))
+
+
+def spelled_libraries(identifier: str) -> frozenset[str]:
+    """The libraries (top modules, `flash_attn`) whose words `identifier` has in a row."""
     words = identifier_words(identifier)
     by_first_word = _library_words()
-    return any(words[start:start + len(library)] == library
-               for start, word in enumerate(words) for library in by_first_word.get(word, ()))
+    return frozenset("_".join(library) for start, word in enumerate(words) for library in by_first_word.get(word, ())
+                     if words[start:start + len(library)] == library)
 
 
 @functools.lru_cache(maxsize=1)
