@@ -419,7 +419,28 @@ def handed_to_cuda_switch(node: nodes.NodeNG) -> bool:
         # `use_gpu = torch.cuda.is_available()` then `faiss.Kmeans(d, k, gpu=use_gpu)` (colbert's
         # compute_faiss_kmeans): the flag, kept in a local name, is the library's switch
         return any(_is_switch_value(use) for use in _uses(parent.targets[0]))
+    if isinstance(parent, nodes.Assign) and parent.value is value and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], nodes.AssignAttr):
+        # `self.use_cuda = device == "cuda"` then `CLAP(..., use_cuda=self.use_cuda)` (msclap's
+        # model built by an embedding wrapper): the flag kept on `self` is the library's switch
+        # when the class stores it once and reads it only as such; a class that also reads it
+        # itself (`x.cuda() if self.use_cuda else x`) moves its own data with it, and is ported
+        reads = _self_flag_reads(parent.targets[0])
+        return bool(reads) and all(_is_switch_value(read) for read in reads)
     return _is_switch_value(value)
+
+
+def _self_flag_reads(target: nodes.AssignAttr) -> list[nodes.Attribute]:
+    """The loads of `self.<name>` in the class whose method stores `target`, when that is the
+    class's only store of the attribute; else []."""
+    if not (isinstance(target.expr, nodes.Name) and target.expr.name == "self"):
+        return []
+    method = target.frame()
+    klass = method.parent if isinstance(method, nodes.FunctionDef) else None
+    if not isinstance(klass, nodes.ClassDef) or len(klass.instance_attrs.get(target.attrname, ())) != 1:
+        return []
+    return [use for use in klass.nodes_of_class(nodes.Attribute)
+            if use.attrname == target.attrname and isinstance(use.expr, nodes.Name) and use.expr.name == "self"]
 
 
 def _is_switch_value(value: nodes.NodeNG) -> bool:

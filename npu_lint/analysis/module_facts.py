@@ -64,9 +64,12 @@ def _from_astroid(module: nodes.NodeNG) -> ModuleFacts:
             while isinstance(root, nodes.Attribute):
                 root = root.expr
             root_name = root.name if isinstance(root, nodes.Name) else ""
+            loaded = module_imported_by(node.value)
             for target in node.targets if isinstance(node, nodes.Assign) else (node.target,):
                 if isinstance(target, nodes.AssignName):
                     call_roots.setdefault(target.name, set()).add(root_name)
+                    if loaded:
+                        import_bound.add(target.name)  # `torch = importlib.import_module("torch")`
     for statement in getattr(module, "body", ()):
         # `ch = torch` at the top level: the name copies an import (analysis/prefilter.py's module_aliases)
         if isinstance(statement, nodes.Assign) and len(statement.targets) == 1 \
@@ -75,3 +78,18 @@ def _from_astroid(module: nodes.NodeNG) -> ModuleFacts:
             import_bound.add(statement.targets[0].name)
     return ModuleFacts(frozenset(import_bound), {k: frozenset(v) for k, v in call_roots.items()},
                        tuple(sorted(stars, key=lambda star: star.line)), frozenset(imported))
+
+
+def module_imported_by(call: nodes.Call) -> str | None:
+    """The module that `importlib.import_module("torch")` imports by a literal name (the astroid
+    twin of analysis/prefilter.py's); else None. Whether `import_module` is importlib's is left to
+    the caller that names it (names.py)."""
+    func = call.func
+    named = func.attrname if isinstance(func, nodes.Attribute) else func.name if isinstance(func, nodes.Name) else None
+    if named != "import_module" or len(call.args) != 1 or call.keywords:
+        return None
+    argument = call.args[0]
+    if isinstance(argument, nodes.Const) and isinstance(argument.value, str) and argument.value \
+            and not argument.value.startswith("."):
+        return argument.value
+    return None

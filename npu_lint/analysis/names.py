@@ -11,7 +11,7 @@ from typing import Iterator, Optional
 
 from astroid import nodes
 
-from npu_lint.analysis.module_facts import facts_of
+from npu_lint.analysis.module_facts import facts_of, module_imported_by
 from npu_lint.analysis.star_imports import star_binding
 
 
@@ -77,7 +77,10 @@ def _name_binding(node: nodes.Name, depth: int = 0) -> str | None:
         if _import_fallback(assignment):
             continue  # `except ImportError: torch = None`: used as a module, the name is the import
         copied = _module_alias_of(assignment)
-        if copied is not None:
+        loaded = _module_loaded_into(assignment, depth)
+        if loaded is not None:
+            name = loaded  # `torch = importlib.import_module("torch")`: the name is that import
+        elif copied is not None:
             # `ch = torch` at the top level (MadryLab's trak): the name is the import it copies
             name = _name_binding(copied, depth + 1) if depth < 3 else None
         elif not isinstance(assignment, (nodes.Import, nodes.ImportFrom)):
@@ -98,6 +101,28 @@ def _module_alias_of(assignment: nodes.NodeNG) -> nodes.Name | None:
             and statement.targets[0] is assignment and isinstance(statement.value, nodes.Name):
         return statement.value
     return None
+
+
+def _module_loaded_into(assignment: nodes.NodeNG, depth: int) -> str | None:
+    """The module that `torch = importlib.import_module("torch")` binds to the name it assigns
+    (pyserini's resolve_device, which then tests `torch.cuda.is_available()`), when the callee
+    is importlib's; else None."""
+    statement = assignment.parent
+    if not (isinstance(assignment, nodes.AssignName) and isinstance(statement, nodes.Assign)
+            and len(statement.targets) == 1 and isinstance(statement.value, nodes.Call)):
+        return None
+    module = module_imported_by(statement.value)
+    if module is None or depth >= 3:
+        return None
+    func = statement.value.func
+    if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name):
+        callee = _name_binding(func.expr, depth + 1)
+        callee = f"{callee}.{func.attrname}" if callee else None
+    elif isinstance(func, nodes.Name):
+        callee = _name_binding(func, depth + 1)
+    else:
+        callee = None
+    return module if callee == "importlib.import_module" else None
 
 
 def _import_fallback(assignment: nodes.NodeNG) -> bool:

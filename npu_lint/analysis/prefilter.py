@@ -99,9 +99,12 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
                 called.add(func.id)
         elif (kind is assign or kind is ann_assign) and type(node.value) is call:
             root = _call_root(node.value)
+            module = module_imported_by(node.value)
             for target in node.targets if kind is assign else (node.target,):
                 if type(target) is name:
                     call_roots.setdefault(target.id, set()).add(root)
+                    if module:
+                        import_bound.add(target.id)  # `torch = importlib.import_module("torch")`
         elif kind in _SCOPES and node.body:
             first = node.body[0]
             if type(first) is ast.Expr and type(first.value) is constant:
@@ -130,6 +133,21 @@ def module_aliases(tree: ast.AST) -> list[tuple[str, str]]:
     return [(statement.targets[0].id, statement.value.id) for statement in getattr(tree, "body", ())
             if type(statement) is ast.Assign and len(statement.targets) == 1
             and type(statement.targets[0]) is ast.Name and type(statement.value) is ast.Name]
+
+
+def module_imported_by(call: ast.Call) -> str | None:
+    """The module that `importlib.import_module("torch")` (also `import_module("torch")`) imports
+    by a literal name, bound to a name as an import statement would (pyserini's resolve_device:
+    `torch = importlib.import_module('torch')`, then `torch.cuda.is_available()`); else None."""
+    func = call.func
+    named = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+    if named != "import_module" or len(call.args) != 1 or call.keywords:
+        return None
+    argument = call.args[0]
+    if type(argument) is ast.Constant and type(argument.value) is str and argument.value \
+            and not argument.value.startswith("."):
+        return argument.value
+    return None
 
 
 def _child_fields(kind: type) -> tuple[str, ...]:
@@ -250,6 +268,12 @@ def _qualified_names(tree: ast.AST, import_bound: frozenset[str]) -> frozenset[s
                 local = alias.asname or alias.name.split(".", 1)[0]
                 bindings.setdefault(local, set()).add(alias.name if alias.asname else local)
             continue
+        if kind is ast.Assign and type(node.value) is ast.Call:
+            module = module_imported_by(node.value)
+            if module:
+                for target in node.targets:
+                    if type(target) is name:
+                        bindings.setdefault(target.id, set()).add(module)
         if kind is ast.ImportFrom:
             if any(alias.name == "*" for alias in node.names):
                 return None
