@@ -32,19 +32,9 @@ def arguments_for(parameter: nodes.AssignName) -> list[nodes.NodeNG] | None:
         return None
     if not (function.name.startswith("_") or any(is_main_guard(stmt) for stmt in function.parent.body)):
         return None  # a library's function, which other modules may call with anything
-    position = _position(arguments, parameter)
-    given: list[nodes.NodeNG] = []
-    for name in function.root().nodes_of_class(nodes.Name):
-        if name.name != function.name or function not in bindings(name):
-            continue
-        call = name.parent
-        if not (isinstance(call, nodes.Call) and call.func is name):
-            return None
-        argument = _argument_at(call, parameter.name, position)
-        if argument is None:
-            return None
-        given.append(argument)
-    return given or None
+    calls = (_called_by(name) for name in function.root().nodes_of_class(nodes.Name)
+             if name.name == function.name and function in bindings(name))
+    return _handed_at_every_call(calls, parameter.name, _position(arguments, parameter))
 
 
 def _method_arguments_for(method: nodes.FunctionDef, parameter: nodes.AssignName) -> list[nodes.NodeNG] | None:
@@ -61,16 +51,24 @@ def _method_arguments_for(method: nodes.FunctionDef, parameter: nodes.AssignName
     if not positional or positional[0].name != "self" or parameter is positional[0]:
         return None
     position = _position(method.args, parameter)
-    position = position - 1 if position is not None else None
+    position = position - 1 if position is not None else None  # `self` is not handed by the call
+    calls = (_called_by(attribute) if isinstance(attribute.expr, nodes.Name) and attribute.expr.name == "self"
+             else None for attribute in method.root().nodes_of_class(nodes.Attribute) if attribute.attrname == name)
+    return _handed_at_every_call(calls, parameter.name, position)
+
+
+def _called_by(reference: nodes.NodeNG) -> nodes.Call | None:
+    """The call whose function `reference` is; None when it is read any other way."""
+    call = reference.parent
+    return call if isinstance(call, nodes.Call) and call.func is reference else None
+
+
+def _handed_at_every_call(calls, name: str, position: int | None) -> list[nodes.NodeNG] | None:
+    """What each call hands the parameter (`name`, or at `position`); None when a reference is no
+    call (None among `calls`) or a call gives the parameter nothing."""
     given: list[nodes.NodeNG] = []
-    for attribute in method.root().nodes_of_class(nodes.Attribute):
-        if attribute.attrname != name:
-            continue
-        call = attribute.parent
-        if not (isinstance(attribute.expr, nodes.Name) and attribute.expr.name == "self"
-                and isinstance(call, nodes.Call) and call.func is attribute):
-            return None
-        argument = _argument_at(call, parameter.name, position)
+    for call in calls:
+        argument = _argument_at(call, name, position) if call is not None else None
         if argument is None:
             return None
         given.append(argument)
