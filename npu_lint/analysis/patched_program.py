@@ -14,17 +14,20 @@ from astroid import nodes
 from npu_lint.analysis.cuda_library_guards import guards_cuda_library
 
 ENVIRONMENT_SWITCH = "TORCH_TRANSFER_TO_NPU"
+TRANSFER_MODULE = "torch_npu.contrib.transfer_to_npu"
 
 
-def imports_transfer_to_npu(module: nodes.Module) -> bool:
-    for stmt in module.nodes_of_class((nodes.Import, nodes.ImportFrom)):
-        if isinstance(stmt, nodes.ImportFrom) and stmt.modname == "torch_npu.contrib" and any(
-            name == "transfer_to_npu" for name, _ in stmt.names
-        ):
-            return True
-        if isinstance(stmt, nodes.ImportFrom) and stmt.modname == "torch_npu.contrib.transfer_to_npu":
-            return True
-        if isinstance(stmt, nodes.Import) and any(name == "torch_npu.contrib.transfer_to_npu" for name, _ in stmt.names):
+def imports_transfer_to_npu(scope: nodes.NodeNG, own_only: bool = False) -> bool:
+    """Does `scope` import torch_npu's transfer_to_npu patch (anywhere in it, or with `own_only`
+    in its own body, not in a function it defines)?"""
+    for node in scope.nodes_of_class((nodes.Import, nodes.ImportFrom)):
+        if own_only and node.scope() is not scope:
+            continue
+        if isinstance(node, nodes.ImportFrom):
+            names = [f"{node.modname}.{name}" for name, _ in node.names]
+        else:
+            names = [name for name, _ in node.names]
+        if any(name.startswith(TRANSFER_MODULE) for name in names):
             return True
     return False
 

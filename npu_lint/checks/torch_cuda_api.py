@@ -27,6 +27,7 @@ from npu_lint.analysis.names import (
     ATTRIBUTE_NODES, chain_parts, imported_name, in_annotation, is_chain_top, qualified_name, sole_import
 )
 from npu_lint.analysis.none_uses import none_crash, none_guarded
+from npu_lint.analysis.patched_program import imports_transfer_to_npu
 from npu_lint.analysis.restore_location import restored_where_saved
 from npu_lint.analysis.result_fields import fields_read
 from npu_lint.checks.base import Check
@@ -92,16 +93,7 @@ def _applies_transfer_to_npu(scope: nodes.NodeNG) -> bool:
     """Does `scope` import torch_npu's transfer_to_npu patch itself? What it then assigns to a
     torch.cuda name amends the patch (SGLang's NPU backend: `torch.cuda.is_available = lambda:
     False` right after `from torch_npu.contrib import transfer_to_npu`)."""
-    for node in scope.nodes_of_class((nodes.Import, nodes.ImportFrom)):
-        if node.scope() is not scope:
-            continue
-        if isinstance(node, nodes.ImportFrom):
-            names = [f"{node.modname}.{name}" for name, _ in node.names]
-        else:
-            names = [name for name, _ in node.names]
-        if any(name.startswith("torch_npu.contrib.transfer_to_npu") for name in names):
-            return True
-    return False
+    return imports_transfer_to_npu(scope, own_only=True)
 
 
 def _names_torch_cuda(node: nodes.NodeNG) -> bool:
