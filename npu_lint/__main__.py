@@ -8,6 +8,6 @@ import sys
 if not sys.flags.safe_path and sys.path and os.path.abspath(sys.path[0] or os.curdir) == os.getcwd():
     del sys.path[0]
 
-from npu_lint.frontends.cli import main  # noqa: E402
+from npu_lint.frontends.launcher import main  # noqa: E402
 
 sys.exit(main())

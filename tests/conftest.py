@@ -14,6 +14,10 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
 SHARED = REPO.parent / "shared"
+# A warm process (`npu-lint daemon start`) a developer left running answers as a cold run would,
+# but the tests check the code of this checkout: only tests/test_warm_daemon.py asks one.
+os.environ["NPU_LINT_DAEMON"] = "off"
+
 EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>(NPU\d{3}\s*)+)$")
 
 

@@ -31,5 +31,5 @@ def test_wheel_contains_rules_and_packages(tmp_path):
         assert data.relative_to(REPO).as_posix() in names
     entry_points = zipfile.ZipFile(wheel).read(
         next(n for n in names if n.endswith("entry_points.txt"))).decode()
-    assert "npu-lint = npu_lint.frontends.cli:main" in entry_points
+    assert "npu-lint = npu_lint.frontends.launcher:main" in entry_points
     assert "NPU = npu_lint.frontends.flake8_plugin:NpuLintFlake8" in entry_points
