@@ -69,7 +69,7 @@ def key(fresh: bool = False) -> str:
 
 def socket_path() -> str | None:
     """Where the warm process of this installation listens; None where no such path fits."""
-    path = str(daemon_folder() / f"{key()}.sock")
+    path = os.path.abspath(daemon_folder() / f"{key()}.sock")  # the daemon works from /
     return path if len(path.encode()) <= _MAX_SOCKET_PATH else None
 
 
@@ -148,28 +148,32 @@ def run(argv: list[str]) -> int | None:
     if connection is None:
         return None
     with connection:
-        message = request(argv)
+        try:
+            message = request(argv)
+        except OSError:  # no working directory any more: let the cold run say so
+            return None
         fds = [number for number, stream in enumerate(message["streams"]) if stream is not None]
         message["fds"] = fds
+        forwarding = _SignalForwarding()  # from before the request: a Ctrl-C may come at any moment
         try:
-            for stream in (sys.stdout, sys.stderr):
-                if stream is not None:
-                    stream.flush()
-            send_message(connection, message, fds)
-            replies = connection.makefile("r", encoding="utf-8")
-            started = read_line(replies)
-        except OSError:
-            return None
-        if not started or "pid" not in started:
-            return None  # nothing ran: the command is this process's again
-        connection.settimeout(None)
-        child = started["pid"]
-        forwarded = _forward_signals(child)
-        try:
+            try:
+                for stream in (sys.stdout, sys.stderr):
+                    if stream is not None:
+                        stream.flush()
+                send_message(connection, message, fds)
+                replies = connection.makefile("r", encoding="utf-8")
+                started = read_line(replies)
+            except OSError:
+                started = None
+            if not started or "pid" not in started:
+                if forwarding.pending:  # stopped before anything ran: the shell's status for it
+                    return 128 + forwarding.pending[0]
+                return None  # nothing ran: the command is this process's again
+            connection.settimeout(None)
+            forwarding.child_started(started["pid"])
             finished = read_line(replies)
         finally:
-            for number, handler in forwarded.items():
-                signal.signal(number, handler)
+            forwarding.restore()
     if finished is None or "exit" not in finished:
         print("npu-lint: the warm process that ran this command ended without an exit status; "
               "`npu-lint daemon stop` ends it, NPU_LINT_DAEMON=off runs without it", file=sys.stderr)
@@ -177,17 +181,38 @@ def run(argv: list[str]) -> int | None:
     return finished["exit"]
 
 
-def _forward_signals(child: int) -> dict:
-    """Ctrl-C, a hang-up or a kill of this command reach the child that does its work."""
-    def forward(number, _frame):
+class _SignalForwarding:
+    """Ctrl-C, a hang-up or a kill of this command reach the child that does its work; one that
+    comes before the child is known is handed on as soon as it is."""
+
+    NAMES = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
+
+    def __init__(self):
+        self.child: int | None = None
+        self.pending: list[int] = []
+        self.previous = {}
+        for name in self.NAMES:
+            number = getattr(signal, name, None)
+            if number is not None:
+                self.previous[number] = signal.signal(number, self._received)
+
+    def _received(self, number, _frame) -> None:
+        if self.child is None:
+            self.pending.append(number)
+        else:
+            self._send(number)
+
+    def child_started(self, pid: int) -> None:
+        self.child = pid
+        for number in self.pending:
+            self._send(number)
+
+    def _send(self, number: int) -> None:
         try:
-            os.kill(child, number)
+            os.kill(self.child, number)
         except OSError:
             pass
 
-    previous = {}
-    for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"):
-        number = getattr(signal, name, None)
-        if number is not None:
-            previous[number] = signal.signal(number, forward)
-    return previous
+    def restore(self) -> None:
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
