@@ -208,3 +208,27 @@ def test_the_command_asks_only_when_a_daemon_could_answer(monkeypatch):
     assert not warm_client.wanted(["server"]) and not warm_client.wanted(["daemon", "start"])
     assert not warm_client.wanted([])
     assert warm_client.key() == warm_client.key(fresh=True)
+
+
+def test_a_caller_that_gives_up_before_go_runs_nothing(cache, tmp_path):
+    """A caller that stops waiting for the child's pid runs the command itself: the child it
+    leaves behind must not run it too (here: fix a file, which must stay as it was)."""
+    from npu_lint.frontends import warm_client
+
+    script = tmp_path / "train.py"
+    original = (FIX_CASES / "amp.input.py").read_bytes()
+    script.write_bytes(original)
+    served = _status(cache)["served"]
+    connection = warm_client.connect(_status(cache)["socket"])
+    assert connection is not None
+    with connection, open(os.devnull, "rb") as null_in, open(os.devnull, "wb") as null_out:
+        message = warm_client.request(["fix", "--unsafe-fixes", str(script)])
+        message["fds"] = [0, 1, 2]
+        warm_client.send_message(connection, message, [null_in.fileno(), null_out.fileno(), null_out.fileno()])
+        started = warm_client.read_line(connection.makefile("r", encoding="utf-8"))
+        assert started and started["pid"] > 0
+    deadline = time.monotonic() + 30
+    while _status(cache)["running_commands"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _status(cache)["served"] == served + 1
+    assert script.read_bytes() == original

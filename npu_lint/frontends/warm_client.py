@@ -169,8 +169,14 @@ def run(argv: list[str]) -> int | None:
                 if forwarding.pending:  # stopped before anything ran: the shell's status for it
                     return 128 + forwarding.pending[0]
                 return None  # nothing ran: the command is this process's again
+            if forwarding.pending:  # stopped before the child ran anything: it will not now
+                return 128 + forwarding.pending[0]
             connection.settimeout(None)
             forwarding.child_started(started["pid"])
+            try:
+                connection.sendall(b'{"go": true}\n')  # from here on the command is the child's
+            except OSError:
+                return None  # the child is gone before it ran anything
             finished = read_line(replies)
         finally:
             forwarding.restore()

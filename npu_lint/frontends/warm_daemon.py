@@ -32,6 +32,7 @@ DEFAULT_IDLE_SECONDS = 1800
 TICK_SECONDS = 1.0
 CODE_CHECK_SECONDS = 30.0
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
+GO_SECONDS = 30.0  # a caller that neither says go nor closes (stopped?) within this: nothing runs
 
 # Checked once at start: torch's commonest stub modules and the builtins a check reads get built.
 WARM_UP_SCRIPT = '''\
@@ -275,6 +276,8 @@ class Daemon:
                 self._reply(connection, {"pid": os.getpid()})
             elif operation == "run":
                 self._run(connection, message, fds)
+        except EOFError:
+            pass
         except (OSError, ValueError, KeyError, TypeError):
             traceback.print_exc()
         finally:
@@ -301,6 +304,8 @@ class Daemon:
             try:
                 self.listener.close()
                 code = run_command(connection, message, streams)
+            except BaseException:  # pylint: disable=broad-except  # before the command ran: say why
+                traceback.print_exc()
             finally:
                 os._exit(code)
         self.children.add(pid)
@@ -318,6 +323,8 @@ def _same_user(connection: socket.socket) -> bool:
 
 def _receive(connection: socket.socket) -> tuple[dict, list[int]]:
     data, fds, _flags, _address = socket.recv_fds(connection, 65536, 3)
+    if not data:
+        raise EOFError  # the caller went away before asking anything
     if len(data) < 4:
         raise ValueError("short request")
     size = int.from_bytes(data[:4], "big")
@@ -330,6 +337,16 @@ def _receive(connection: socket.socket) -> tuple[dict, list[int]]:
             raise ValueError("truncated request")
         body += more
     return json.loads(bytes(body)), list(fds)
+
+
+def _standard_stream(number: int, settings: list) -> io.TextIOWrapper:
+    """A standard stream on descriptor `number` as Python makes one at start (create_stdio):
+    buffered, descriptor left open, "\n" newlines, the caller's encoding, errors and buffering."""
+    encoding, errors, line_buffering, write_through = settings
+    raw = io.FileIO(number, "rb" if number == 0 else "wb", closefd=False)
+    buffered = io.BufferedReader(raw) if number == 0 else io.BufferedWriter(raw)
+    return io.TextIOWrapper(buffered, encoding=encoding, errors=errors, newline="\n",
+                            line_buffering=line_buffering, write_through=write_through)
 
 
 def run_command(connection: socket.socket, message: dict, streams: dict[int, int]) -> int:
@@ -347,14 +364,22 @@ def run_command(connection: socket.socket, message: dict, streams: dict[int, int
     os.umask(message["umask"])
     os.environ.clear()
     os.environ.update(message["environ"])
-    for stream, settings in zip((sys.stdin, sys.stdout, sys.stderr), message["streams"]):
-        if stream is not None and settings:
-            encoding, errors, line_buffering, write_through = settings
-            stream.reconfigure(encoding=encoding, errors=errors, line_buffering=line_buffering,
-                               write_through=write_through)
+    names = ("stdin", "stdout", "stderr")
+    for number, (name, settings) in enumerate(zip(names, message["streams"])):
+        stream = _standard_stream(number, settings) if settings else None
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)
     sys.argv = ["npu-lint", *message["argv"]]
-    connection.settimeout(None)
+    connection.settimeout(GO_SECONDS)
     connection.sendall((json.dumps({"pid": os.getpid()}) + "\n").encode())
+    # Run only on the caller's word: a caller that gave up waiting for the pid above runs the
+    # command itself, and closes the connection instead; the command must not run twice.
+    try:
+        if warm_client.read_line(connection.makefile("r", encoding="utf-8")) != {"go": True}:
+            return 0
+    except KeyboardInterrupt:  # the caller's Ctrl-C, forwarded as it said go
+        return 130
+    connection.settimeout(None)
     from npu_lint.frontends.cli import main
 
     try:
