@@ -122,7 +122,8 @@ def status(as_json: bool) -> int:
     if as_json:
         print(json.dumps(answer or {"running": False}))
     elif answer:
-        print(f"npu-lint daemon: running (pid {answer['pid']}), {answer['served']} commands served, "
+        served = answer["served"]
+        print(f"npu-lint daemon: running (pid {answer['pid']}), {served} command{'' if served == 1 else 's'} served, "
               f"their CPU {answer['children_cpu_seconds']:.2f} s, socket {answer['socket']}")
     else:
         print("npu-lint daemon: not running")
