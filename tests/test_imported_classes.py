@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import astroid
 
-from npu_lint.analysis.imported_classes import class_of_receiver, modules_read
+from npu_lint.analysis.imported_classes import class_of_receiver, imported_cuda_builder, modules_read
 
 
 def _receiver(tree, user_text: str):
@@ -60,3 +60,25 @@ def test_a_library_or_an_unknown_name_is_no_project_class(tmp_path):
     tree = _package(tmp_path, "")
     assert _receiver(tree, "from torchvision.models import resnet18\nresnet18().cuda()\n") is None
     assert _receiver(tree, "from pkg.classes import Missing\nMissing().cuda()\n") is None
+
+
+def test_a_class_that_compiles_cuda_when_made_is_a_builder(tmp_path):
+    """ParlAI's `NGramRepeatBlock`: its `__init__` loads `.cu` sources; importing it builds nothing."""
+    tree = _package(tmp_path, "import torch\nfrom torch.utils.cpp_extension import load\n"
+                              "class Block(torch.nn.Module):\n    def __init__(self):\n"
+                              "        self.ext = load(name='b', sources=['b.cpp', 'b_kernel.cu'])\n"
+                              "class Host(torch.nn.Module):\n    def __init__(self):\n"
+                              "        self.ext = load(name='h', sources=['h.cpp'])\n"
+                              "def build():\n    return torch.utils.cpp_extension.load_inline('k', '', cuda_sources='')\n",
+                    init_text="from .classes import Block\n")
+    user_text = ("import torch\nfrom pkg import Block\nfrom pkg.classes import Host, build\n"
+                 "if torch.cuda.is_available():\n    Block(), Host(), build()\n")
+    user = tree / "pkg" / "user.py"
+    user.write_text(user_text)
+    module = astroid.parse(user_text, module_name="user", path=str(user))
+    callees = {node.func.name: imported_cuda_builder(node.func) for node in module.nodes_of_class(astroid.nodes.Call)
+               if isinstance(node.func, astroid.nodes.Name)}
+    assert callees == {"Block": "Block", "Host": None, "build": "build"}
+    # a CUDA test but no `.cuda(`: the modules are read, so the result cache records them
+    read = modules_read(str(user), user.read_bytes())
+    assert str(tree / "pkg" / "classes.py") in read

@@ -275,6 +275,14 @@ def _module_builds_cuda(path: str) -> bool:
     return any(_ast_cuda_build(call, builders) for call in _top_level_calls(tree))
 
 
+def ast_builds_cuda(definition: ast.AST, imported: dict[str, str]) -> bool:
+    """Does a call in `definition` (a class or function, read with Python's ast) compile CUDA code
+    with cpp_extension's `load`/`load_inline`? `imported` maps the module's top-level import names
+    to what they stand for (`load` -> "torch.utils.cpp_extension.load")."""
+    builders = {name for name, full in imported.items() if full in BUILDERS}
+    return any(isinstance(node, ast.Call) and _ast_cuda_build(node, builders) for node in ast.walk(definition))
+
+
 def _top_level_calls(tree: ast.AST):
     for child in ast.iter_child_nodes(tree):
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):

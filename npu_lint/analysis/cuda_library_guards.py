@@ -91,6 +91,7 @@ from npu_lint.analysis.cuda_builds import CUDA_EXTENSION_CLASSES, CUDA_TOOLKIT_H
     extension_short_names, imported_cuda_build_module, imports_cuda_build, op_of_own_build
 from npu_lint.analysis.cuda_kernels import cuda_kernel_names, kernel_names, method_running_kernel, runs_cuda_kernel
 from npu_lint.analysis.extension_flags import extension_of_flag
+from npu_lint.analysis.imported_classes import imported_builder_of, imported_cuda_builder
 from npu_lint.analysis.forwarded_keywords import hands_keyword_to_library, parameter_filled_by_position
 from npu_lint.analysis.library_modules import library_cuda_function
 from npu_lint.analysis.library_words import spelled_libraries, spells_library
@@ -519,6 +520,10 @@ def guarded_cuda_code(node: nodes.NodeNG) -> str | None:
             if spells_library(target.name) and _asks(test) and not _flag_of_absent_library(target):
                 return f"`{target.name}`"
             return next(filter(None, (_guarded(use) for use in _uses(target))), None)
+        if isinstance(target, nodes.AssignAttr):
+            # `self.gpu_beam_blocking = blocking and torch.cuda.is_available()`, read by the class's
+            # methods before the CUDA-only code they run (ParlAI's TreeSearch and NGramRepeatBlock)
+            return next(filter(None, (_guarded(read) for read in _self_flag_reads(target))), None)
         return None
     found = _guarded(test)
     if found:
@@ -1438,6 +1443,15 @@ def _library_named(tree: nodes.NodeNG) -> str | None:
             if built:
                 # `from cogdl.operators.spmm import csrspmm`, whose module runs `load(..., "spmm_kernel.cu")`
                 return f"`{built}` (a module of this project that compiles CUDA code when imported)"
+        if isinstance(node, nodes.ImportFrom):
+            builder = next((name for name, _alias in node.names if imported_builder_of(node, name)), None)
+            if builder:
+                # `from parlai.ops.ngram_repeat_block import NGramRepeatBlock`, whose `__init__` loads `.cu` sources
+                return f"`{builder}` (a class or function of this project that compiles CUDA code)"
+        if isinstance(node, nodes.Name) and isinstance(node.parent, nodes.Call) and node.parent.func is node:
+            builder = imported_cuda_builder(node)
+            if builder:
+                return f"`{builder}` (a class or function of this project that compiles CUDA code)"
         function = library_cuda_function(node)
         if function:
             # `if device == "cuda": target = tvm.target.cuda()` (hummingbird-ml's TVM backend): the

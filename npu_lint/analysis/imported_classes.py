@@ -17,6 +17,11 @@ and flake8 the same answer from the class's own module, read with Python's ast:
 Any other class (another project base, a mixin) stays unknown. The class is looked up in the
 module its `from ... import` names, and through one re-export there (`from .trial import Trial`
 in the package's `__init__.py`). The result cache keeps the modules read (`modules_read`).
+
+The same reading tells the classes and functions of another module that compile CUDA code when
+they are made or called (`load(name=..., sources=[..., "kernel.cu"])` in a method's body, ParlAI's
+`NGramRepeatBlock()`): a device test that decides whether one is made keeps nvcc off the NPU
+(`imported_cuda_builder`), while the import of such a module builds nothing.
 """
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ from typing import Optional
 
 from astroid import nodes
 
+from npu_lint.analysis.cuda_builds import ast_builds_cuda
 from npu_lint.analysis.names import bindings, single_value
 from npu_lint.analysis.project_torch_npu import imports_in_text, project_files_of
 from npu_lint.core.file_facts import FileFacts
@@ -49,6 +55,7 @@ class _ModuleClasses:
     classes: dict  # name -> ImportedClass
     reexports: dict  # name -> (level, module, imported name)
     star_imports: tuple  # (level, module) of each `from ... import *`
+    builders: frozenset  # its top-level classes and functions whose bodies compile CUDA code
 
 
 def class_of_receiver(expr: nodes.NodeNG) -> Optional[ImportedClass]:
@@ -68,10 +75,36 @@ def class_of_receiver(expr: nodes.NodeNG) -> Optional[ImportedClass]:
     return _find(path, statement.level or 0, statement.modname or "", imported)
 
 
+def imported_cuda_builder(callee: nodes.NodeNG) -> Optional[str]:
+    """The name `callee` is imported by, from another module of the project whose top-level class
+    or function of that name compiles CUDA code in its body (`from parlai.ops.ngram_repeat_block
+    import NGramRepeatBlock`, whose `__init__` runs `load(..., sources=[..., "..._kernel.cu"])`),
+    else None. Only a `Name` that one `from ... import` binds."""
+    if not isinstance(callee, nodes.Name):
+        return None
+    imports = [binding for binding in bindings(callee) if isinstance(binding, nodes.ImportFrom)]
+    if len(imports) != 1 or not imports[0].modname and not imports[0].level:
+        return None
+    statement = imports[0]
+    imported = next((name for name, alias in statement.names if (alias or name) == callee.name), None)
+    return imported if imported is not None and imported_builder_of(statement, imported) else None
+
+
+def imported_builder_of(statement: nodes.ImportFrom, imported: str) -> bool:
+    """Does `statement` import `imported` from a project module where it is a class or function
+    that compiles CUDA code when made or called?"""
+    path = getattr(statement.root(), "file", None)
+    if imported == "*" or not path or not os.path.isfile(path):
+        return False
+    files = _files_on_the_way(path, statement.level or 0, statement.modname or "", imported)
+    facts = _FACTS.get(files[-1]) if files else None
+    return facts is not None and imported in facts.builders
+
+
 def modules_read(path: str, source: bytes) -> list[str]:
-    """The project modules `class_of_receiver` may read for `source`: a result kept for the file is
-    stale once one of them changes (the result cache records them)."""
-    if b".cuda(" not in source:
+    """The project modules `class_of_receiver` and `imported_cuda_builder` may read for `source`: a
+    result kept for the file is stale once one of them changes (the result cache records them)."""
+    if b"cuda" not in source:
         return []
     importer = os.path.abspath(path)
     found = set()
@@ -96,7 +129,7 @@ def _files_on_the_way(importer: str, level: int, module: str, name: str) -> list
     if not files:
         return []
     facts = _FACTS.get(files[-1])
-    if facts is None or name in facts.classes:
+    if facts is None or name in facts.classes or name in facts.builders:
         return files[-1:]
     if name in facts.reexports:
         sources = [facts.reexports[name]] if facts.reexports[name][2] == name else []
@@ -105,25 +138,28 @@ def _files_on_the_way(importer: str, level: int, module: str, name: str) -> list
     for source_level, source_module, _name in sources:
         further = project_files_of(files[-1], source_level, source_module, ())
         deeper = _FACTS.get(further[-1]) if further else None
-        if deeper is not None and name in deeper.classes:
+        if deeper is not None and (name in deeper.classes or name in deeper.builders):
             return [files[-1], further[-1]]
     return files[-1:]
 
 
 def _read(path: str) -> _ModuleClasses:
     tree = parse_file(path)
-    classes, reexports, stars = {}, {}, []
+    classes, reexports, stars, builders = {}, {}, [], set()
     imported = _imported_names(tree) if tree is not None else {}
     for statement in tree.body if tree is not None else ():
         if isinstance(statement, ast.ClassDef):
             classes[statement.name] = _class_facts(statement, imported)
+        if isinstance(statement, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and ast_builds_cuda(statement, imported):
+            builders.add(statement.name)
         elif isinstance(statement, ast.ImportFrom):
             for alias in statement.names:
                 if alias.name == "*":
                     stars.append((statement.level or 0, statement.module or ""))
                 else:
                     reexports[alias.asname or alias.name] = (statement.level or 0, statement.module or "", alias.name)
-    return _ModuleClasses(classes, reexports, tuple(stars))
+    return _ModuleClasses(classes, reexports, tuple(stars), frozenset(builders))
 
 
 _FACTS: FileFacts[_ModuleClasses] = FileFacts(_read, 1024)

@@ -16,7 +16,7 @@ from typing import Callable
 from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
-from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_root, imported_name, outermost_attribute
+from npu_lint.analysis.names import ATTRIBUTE_NODES, chain_root, held_value, imported_name, outermost_attribute
 from npu_lint.analysis.probes import probed
 from npu_lint.core.records import record
 
@@ -108,6 +108,14 @@ class _Resolver:
             names |= added
         return names
 
+    def _held_value(self, name: nodes.Name, attribute: str) -> nodes.Name | None:
+        """The library name a class stores once on `self` for `self.<attribute>`: ParlAI 1.7's
+        indexers run `import faiss` lazily and keep `self.faiss = faiss`, then call
+        `self.faiss.index_cpu_to_all_gpus(...)` (also in a subclass), a use of faiss as `faiss.`
+        would be."""
+        value = held_value(name, attribute)
+        return value if value is not None and value.name in self.candidates else None
+
     # -- resolution ------------------------------------------------------
     def resolve(self, name: nodes.Name, depth: int = 0) -> tuple[str, nodes.NodeNG] | None:
         """(library qname, import statement) that `name` refers to, or None."""
@@ -158,6 +166,9 @@ class _Resolver:
             node = node.expr
         if not isinstance(node, nodes.Name):
             return None
+        held = self._held_value(node, attributes[-1]) if attributes and node.name == "self" else None
+        if held is not None:
+            node, attributes = held, attributes[:-1]  # `self.faiss.x` -> `faiss.x`
         root = self.resolve(node, depth)
         if root is None:
             return None
@@ -169,7 +180,9 @@ class _Resolver:
             return []
         found = []
         for name in self.nodes_of(nodes.Name):
-            if name.name not in self.candidates:
+            if name.name not in self.candidates and not (
+                    name.name == "self" and isinstance(name.parent, nodes.Attribute)
+                    and self._held_value(name, name.parent.attrname)):
                 continue
             top = outermost_attribute(name)
             if _is_presence_test(top):
@@ -265,3 +278,4 @@ def _role(top: nodes.NodeNG) -> str:
     if isinstance(parent, nodes.ClassDef) and top in parent.bases:
         return "base class"
     return "reference"
+

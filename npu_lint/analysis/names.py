@@ -35,11 +35,65 @@ def imported_name(statement: nodes.Import | nodes.ImportFrom, local: str) -> str
 def qualified_name(node: nodes.NodeNG) -> str | None:
     """The dotted name of a Name or Attribute chain rooted in an import."""
     if isinstance(node, nodes.Attribute):
-        base = qualified_name(node.expr)
-        return f"{base}.{node.attrname}" if base else None
+        base = qualified_name(node.expr) if not _self_name(node.expr) else _held_import(node)
+        return f"{base}.{node.attrname}" if base and not _self_name(node.expr) else base
     if isinstance(node, nodes.Name):
         return _name_binding(node)
     return None
+
+
+def _self_name(node: nodes.NodeNG) -> bool:
+    return isinstance(node, nodes.Name) and node.name == "self"
+
+
+def _held_import(attribute: nodes.Attribute) -> str | None:
+    """What `self.<name>` stands for when its class (or a base of it) stores an import there once
+    and nothing else: ParlAI 1.7's indexers keep `self.faiss = faiss` after a lazy `import faiss`,
+    then call `self.faiss.index_cpu_to_all_gpus(...)`, as a module-level `faiss.` would. Else None."""
+    value = held_value(attribute.expr, attribute.attrname)
+    return _name_binding(value) if value is not None else None
+
+
+def held_value(receiver: nodes.NodeNG, attribute: str) -> nodes.Name | None:
+    """The import-bound name that `self.<attribute>` holds in the method `receiver` (`self`) is of:
+    the one store of the attribute in its class and the bases astroid finds, `self.<attribute> =
+    <name>` with `<name>` bound by an import of the module; else None."""
+    if not (isinstance(receiver, nodes.Name) and receiver.name == "self") \
+            or attribute not in _attributes_given_imports(receiver.root()):
+        return None
+    frame = receiver.frame()
+    owner = frame.parent if isinstance(frame, nodes.FunctionDef) else None
+    if not isinstance(owner, nodes.ClassDef):
+        return None
+    try:
+        stores = owner.instance_attr(attribute)
+    except Exception:  # astroid's AttributeInferenceError, or a base it cannot infer
+        return None
+    if len(stores) != 1:
+        return None
+    statement = stores[0].parent
+    if isinstance(statement, nodes.Assign) and len(statement.targets) == 1 and statement.targets[0] is stores[0] \
+            and isinstance(statement.value, nodes.Name):
+        return statement.value
+    return None
+
+
+_HELD = "_npu_lint_attributes_given_imports"
+
+
+def _attributes_given_imports(module: nodes.Module) -> frozenset[str]:
+    """The attribute names of `self.<name> = <import-bound name>` stores in the module (computed
+    once): only these are looked up on a class."""
+    found = getattr(module, _HELD, None)
+    if found is None:
+        bound = facts_of(module).import_bound
+        found = frozenset(
+            target.attrname for target in module.nodes_of_class(nodes.AssignAttr)
+            if bound and isinstance(target.expr, nodes.Name) and target.expr.name == "self"
+            and isinstance(target.parent, nodes.Assign) and isinstance(target.parent.value, nodes.Name)
+            and target.parent.value.name in bound) if bound else frozenset()
+        setattr(module, _HELD, found)
+    return found
 
 
 def _name_binding(node: nodes.Name, depth: int = 0) -> str | None:

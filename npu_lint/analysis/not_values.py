@@ -114,6 +114,7 @@ _LITERAL_TYPES = frozenset({"typing.Literal", "typing_extensions.Literal"})
 _ATTRIBUTE_DUNDERS = frozenset({"__getattr__", "__getattribute__", "__setattr__", "__delattr__"})
 _COLLECTIONS = (nodes.Tuple, nodes.List, nodes.Set)
 _CUDA_KEY = re.compile(r"^(cuda|gpu)(:\d+)?$")
+_CUDA_DEVICE = re.compile(r"^cuda(:\d+)?$")
 
 
 def not_a_value(node: nodes.NodeNG) -> str | None:
@@ -773,7 +774,54 @@ def _key_of_own_mapping(node: nodes.NodeNG) -> bool:
     mapping = mapping_of_key(node)
     if mapping is None or is_environment(mapping):
         return False
+    if isinstance(node.parent, nodes.Subscript) and _keyed_by_made_devices(mapping):
+        return False
     return not (isinstance(mapping, nodes.Dict) and keyed_by_device_type(mapping))
+
+
+def _keyed_by_made_devices(mapping: nodes.NodeNG) -> bool:
+    """Is `mapping` (a local name or `self.<name>`) also subscripted, in the same function or class,
+    by a name the code gives a CUDA device string? ParlAI 1.7's PipelineHelper fills
+    `self.__device_allocations[d] = 0` for `d = f'cuda:{i}'` and later adds to
+    `self.__device_allocations['cuda:0']`: the table is keyed by the devices the program makes,
+    which the port renames, so its literal key is one of them and is renamed with them (left as
+    it is, it raises KeyError on the NPU)."""
+    if isinstance(mapping, nodes.Name):
+        owner, same = mapping.scope(), (lambda other: isinstance(other, nodes.Name) and other.name == mapping.name)
+    elif isinstance(mapping, nodes.Attribute) and isinstance(mapping.expr, nodes.Name) and mapping.expr.name == "self":
+        method = mapping.frame()
+        owner = method.parent if isinstance(method, nodes.FunctionDef) else None
+        if not isinstance(owner, nodes.ClassDef):
+            return False
+        same = (lambda other: isinstance(other, nodes.Attribute) and other.attrname == mapping.attrname
+                and isinstance(other.expr, nodes.Name) and other.expr.name == "self")
+    else:
+        return False
+    return any(same(subscript.value) and isinstance(subscript.slice, nodes.Name) and _given_cuda_device(subscript.slice)
+               for subscript in owner.nodes_of_class(nodes.Subscript))
+
+
+def _given_cuda_device(name: nodes.Name) -> bool:
+    """Is one of the values the code assigns `name` a CUDA device string (`f'cuda:{i}'`, `"cuda:%d" % i`,
+    `'cuda:0'`)?"""
+    try:
+        _scope, assignments = name.lookup(name.name)
+    except Exception:  # astroid raises assorted errors on odd scopes
+        return False
+    for assignment in assignments:
+        statement = assignment.parent if isinstance(assignment, nodes.AssignName) else None
+        value = statement.value if isinstance(statement, nodes.Assign) else None
+        if isinstance(value, nodes.JoinedStr) and value.values:
+            value = value.values[0]
+            if isinstance(value, nodes.Const) and isinstance(value.value, str) and value.value.startswith("cuda:"):
+                return True
+        elif isinstance(value, nodes.BinOp) and value.op == "%":
+            value = value.left  # `"cuda:%d" % i`
+            if isinstance(value, nodes.Const) and isinstance(value.value, str) and value.value.startswith("cuda:"):
+                return True
+        elif isinstance(value, nodes.Const) and isinstance(value.value, str) and _CUDA_DEVICE.match(value.value):
+            return True
+    return False
 
 
 def _key_of_device_build(node: nodes.NodeNG) -> bool:

@@ -239,6 +239,10 @@ def qualified_names(words: TreeWords) -> frozenset[str] | None:
 def _qualified_names(tree: ast.AST, import_bound: frozenset[str]) -> frozenset[str] | None:
     bindings: dict[str, set[str]] = {}
     chains: list[tuple[str, str]] = []  # (root name, "" or ".b" or ".b.c"): every prefix of a chain
+    # `self.faiss = faiss` (an import-bound name kept on self), and the chains `self.faiss.x`: in
+    # any class, a superset of what `names.qualified_name` answers for a class's one such store
+    held: dict[str, set[str]] = {}
+    self_chains: list[tuple[str, str]] = []
     stack = [tree]
     attribute, name, node_class = ast.Attribute, ast.Name, ast.AST
     child_fields = _CHILD_FIELDS
@@ -252,6 +256,12 @@ def _qualified_names(tree: ast.AST, import_bound: frozenset[str]) -> frozenset[s
                 value = value.value
             if type(value) is not name:
                 stack.append(value)
+            elif value.id == "self" and len(attributes) > 1:
+                suffix = ""
+                self_chains.append((attributes[-1], suffix))
+                for part in reversed(attributes[:-1]):
+                    suffix = f"{suffix}.{part}"
+                    self_chains.append((attributes[-1], suffix))
             elif value.id in import_bound:
                 suffix = ""
                 chains.append((value.id, suffix))
@@ -268,6 +278,10 @@ def _qualified_names(tree: ast.AST, import_bound: frozenset[str]) -> frozenset[s
                 local = alias.asname or alias.name.split(".", 1)[0]
                 bindings.setdefault(local, set()).add(alias.name if alias.asname else local)
             continue
+        if kind is ast.Assign and type(node.value) is name and node.value.id in import_bound:
+            for target in node.targets:
+                if type(target) is attribute and type(target.value) is name and target.value.id == "self":
+                    held.setdefault(target.attr, set()).add(node.value.id)
         if kind is ast.Assign and type(node.value) is ast.Call:
             module = module_imported_by(node.value)
             if module:
@@ -293,6 +307,7 @@ def _qualified_names(tree: ast.AST, import_bound: frozenset[str]) -> frozenset[s
     for target, source in module_aliases(tree):
         if source in bindings:
             bindings.setdefault(target, set()).update(bindings[source])
+    chains += [(root, suffix) for attribute_name, suffix in self_chains for root in held.get(attribute_name, ())]
     return frozenset(normalize_api(bound + suffix) for root, suffix in chains for bound in bindings.get(root, ()))
 
 
