@@ -70,8 +70,10 @@ def guarded_by(node: nodes.NodeNG, ctx: "ModuleContext", positive: bool = True, 
             for read in flag_reads(parent, ctx):
                 guarded.extend(guarded_by(read, ctx, positive, through_flags=False, through_calls=through_calls))
             return guarded
-        if through_calls and not guarded and isinstance(parent, (nodes.Call, nodes.Keyword)):
-            for read in _parameter_reads(expression, parent):
+        reads = _parameter_reads(expression, parent) \
+            if through_calls and not guarded and isinstance(parent, (nodes.Call, nodes.Keyword)) else None
+        if reads is not None:
+            for read in reads:
                 guarded.extend(guarded_by(read, ctx, positive, through_flags=False, through_calls=False))
             return guarded
         if isinstance(parent, nodes.UnaryOp) and parent.op == "not":
@@ -108,19 +110,20 @@ def _loop_count(call, expression) -> bool:
         and isinstance(call.parent, (nodes.For, nodes.Comprehension)) and call.parent.iter is call
 
 
-def _parameter_reads(argument: nodes.NodeNG, holder: nodes.NodeNG) -> list[nodes.NodeNG]:
+def _parameter_reads(argument: nodes.NodeNG, holder: nodes.NodeNG) -> list[nodes.NodeNG] | None:
     """The loads, in the module's own function that a call hands `argument` to whole (positionally
-    or by keyword; `holder` is the call or the keyword), of the parameter that receives it; [] when
-    the callee is no function of the module (`f(...)` of a top-level `def f`, `self.m(...)` of a
-    method of the caller's class), the call unpacks `*args` / `**kwargs`, or the function stores
-    that parameter again (then a read need not see the argument)."""
+    or by keyword; `holder` is the call or the keyword), of the parameter that receives it; None
+    when the callee is no function of the module (`f(...)` of a top-level `def f`, `self.m(...)`
+    of a method of the caller's class: `range(torch.cuda.device_count())` is read as before);
+    [] when the call unpacks `*args` / `**kwargs`, or the function stores that parameter again
+    (then a read need not see the argument)."""
     call = holder.parent if isinstance(holder, nodes.Keyword) else holder
-    if not isinstance(call, nodes.Call) or call.func is argument \
-            or any(isinstance(a, nodes.Starred) for a in call.args) \
-            or any(k.arg is None for k in call.keywords or ()):
-        return []
+    if not isinstance(call, nodes.Call) or call.func is argument:
+        return None
     function, skip = _own_callee(call)
     if function is None:
+        return None
+    if any(isinstance(a, nodes.Starred) for a in call.args) or any(k.arg is None for k in call.keywords or ()):
         return []
     positional = [*function.args.posonlyargs, *(function.args.args or [])][skip:]
     if isinstance(holder, nodes.Keyword):
