@@ -123,8 +123,9 @@ def _written_out_sdpa(node: nodes.NodeNG, ctx: ModuleContext) -> bool:
     (`native_scaled_dot_product_attention`) of a module that calls SDPA itself? uni2ts's attention
     module writes out the reference code of torch's SDPA documentation beside the layer that calls
     `F.scaled_dot_product_attention`: the twin of a call the module already makes, where advising
-    that call says nothing new. A function of that name in a module that never calls SDPA is a
-    model's own attention (a port of TensorFlow's tutorial layer) and is still advised."""
+    that call says nothing new. A function of that name in a module that never calls torch's SDPA
+    is a model's own attention (transformers' CTRL, a port of TensorFlow's tutorial layer, which
+    the module calls by that name) and is still advised."""
     scope = node.scope()
     named = False
     while isinstance(scope, (nodes.FunctionDef, nodes.Lambda)):
@@ -134,7 +135,14 @@ def _written_out_sdpa(node: nodes.NodeNG, ctx: ModuleContext) -> bool:
         scope = scope.parent.scope() if scope.parent is not None else None
     if not named:
         return False
-    return any(last_name(call.func) == _SDPA and call.scope() is not scope for call in ctx.nodes_of(nodes.Call))
+    return any(last_name(call.func) == _SDPA and _torch_sdpa(call) for call in ctx.nodes_of(nodes.Call))
+
+
+def _torch_sdpa(call: nodes.Call) -> bool:
+    """Does `call` call torch's SDPA (`F.scaled_dot_product_attention`), not the module's own function
+    of that name (transformers' CTRL: `output = scaled_dot_product_attention(q, k, v, mask, ...)`)?"""
+    name = qualified_name(call.func)
+    return name is not None and name.split(".")[0] == "torch" and name.endswith("." + _SDPA)
 
 
 class AttentionByHand(AffinityCheck):
