@@ -315,8 +315,10 @@ def _fold_uses_into_imports(ctx: ModuleContext, reported: list) -> dict[int, Fin
 
 
 # The device strings that a test of CUDA's availability guards, and the names it picks that have no NPU
-# counterpart (Lightning's "gpu", a CPU-or-CUDA library's device).
-_DEVICE_CHOICE_RULES = DEVICE_STRING_RULES | NO_NPU_NAME_RULES
+# counterpart (Lightning's "gpu", a CPU-or-CUDA library's device), and the `.cuda()` moves it guards
+# (Merlion's `if use_cuda: x, y = x.cuda(), y.cuda()`): left as they are, each asks CUDA on the NPU
+# host that the renamed test now lets in.
+_DEVICE_CHOICE_RULES = DEVICE_STRING_RULES | NO_NPU_NAME_RULES | {"NPU103"}
 
 
 def _fold_into_cuda_method_calls(ctx: ModuleContext, reported: list) -> None:
@@ -362,8 +364,9 @@ def _overlapping(edits, others) -> bool:
 
 def _no_safer_than_guarded_devices(ctx: ModuleContext, reported: list) -> None:
     """`if torch.cuda.is_available(): device = "cuda"`: the test's rename is applied no sooner than
-    the device string's, and only shown when the device choice has no fix (Lightning's "gpu"):
-    renamed alone, the test would pick the CUDA device on the NPU."""
+    the device string's (or the guarded `.cuda()` move's: `if use_cuda: x = x.cuda()`), and only
+    shown when the device choice has no fix (Lightning's "gpu"): renamed alone, the test would
+    pick the CUDA device on the NPU."""
     changed: dict[int, Finding] = {}
     for use, finding in reported:
         if finding.fix is None or not finding.fix.edits or finding.fix.applicability is Applicability.DISPLAY_ONLY:

@@ -5,7 +5,9 @@ head mask), whose input is a matmul with a transposed key (through scaling, mask
 Quiet where the function already calls `scaled_dot_product_attention` or `npu_fusion_attention`,
 itself or through a method of its own class (vit-pytorch's ViViT: `if self.use_flash_attn: out =
 self.flash_attn(q, k, v)`, whose `flash_attn` calls SDPA; the hand-written branch is then a
-fallback), and on chips with no fused attention documented.
+fallback), in a function named for SDPA of a module that calls SDPA (uni2ts's
+`native_scaled_dot_product_attention`, the written-out twin of that call), and on chips with no
+fused attention documented.
 A plain `F.scaled_dot_product_attention` call is never reported: Ascend documents it as
 flash-attention backed on Atlas A2 (and A3) for every release npu-lint knows.
 """
@@ -113,6 +115,36 @@ def _own_method_calls_fused(node: nodes.NodeNG) -> bool:
     return False
 
 
+_SDPA = "scaled_dot_product_attention"
+
+
+def _written_out_sdpa(node: nodes.NodeNG, ctx: ModuleContext) -> bool:
+    """Is `node` in a function named for `scaled_dot_product_attention`
+    (`native_scaled_dot_product_attention`) of a module that calls SDPA itself? uni2ts's attention
+    module writes out the reference code of torch's SDPA documentation beside the layer that calls
+    `F.scaled_dot_product_attention`: the twin of a call the module already makes, where advising
+    that call says nothing new. A function of that name in a module that never calls torch's SDPA
+    is a model's own attention (transformers' CTRL, a port of TensorFlow's tutorial layer, which
+    the module calls by that name) and is still advised."""
+    scope = node.scope()
+    named = False
+    while isinstance(scope, (nodes.FunctionDef, nodes.Lambda)):
+        if isinstance(scope, nodes.FunctionDef) and f"_{_SDPA}_" in f"_{scope.name.strip('_')}_":
+            named = True
+            break
+        scope = scope.parent.scope() if scope.parent is not None else None
+    if not named:
+        return False
+    return any(last_name(call.func) == _SDPA and _torch_sdpa(call) for call in ctx.nodes_of(nodes.Call))
+
+
+def _torch_sdpa(call: nodes.Call) -> bool:
+    """Does `call` call torch's SDPA (`F.scaled_dot_product_attention`), not the module's own function
+    of that name (transformers' CTRL: `output = scaled_dot_product_attention(q, k, v, mask, ...)`)?"""
+    name = qualified_name(call.func)
+    return name is not None and name.split(".")[0] == "torch" and name.endswith("." + _SDPA)
+
+
 class AttentionByHand(AffinityCheck):
     node_types = (nodes.BinOp, nodes.Call)
 
@@ -129,7 +161,8 @@ class AttentionByHand(AffinityCheck):
         if softmax_input is None:
             return
         scores = find(softmax_input, _scores)
-        if scores is None or calls_in_frame(node, _FUSED) or _own_method_calls_fused(node):
+        if scores is None or calls_in_frame(node, _FUSED) or _own_method_calls_fused(node) \
+                or _written_out_sdpa(node, ctx):
             return
         if any(find(part, _softmax_input) is not None for part in _parts(op.operands[1])):
             return  # softmax times softmax (Nystrom kernels): not an attention over values
