@@ -60,3 +60,20 @@ def test_a_library_or_an_unknown_name_is_no_project_class(tmp_path):
     tree = _package(tmp_path, "")
     assert _receiver(tree, "from torchvision.models import resnet18\nresnet18().cuda()\n") is None
     assert _receiver(tree, "from pkg.classes import Missing\nMissing().cuda()\n") is None
+
+
+def test_a_base_that_stores_its_own_strings_names_those_attributes(tmp_path):
+    """nlpaug 0.0.15's Augmenter: `self.device = device` of a parameter `device='cpu'` is the
+    program's own string; an attribute also stored from anything else is not. A subclass's module
+    that compares a quoted "cuda" reads the base's module, so a kept result goes stale with it."""
+    tree = _package(tmp_path, "class Augmenter:\n"
+                              "    def __init__(self, name, device='cpu', size=None):\n"
+                              "        self.name = name\n        self.device = device\n"
+                              "        self.kind = 'text'\n        self.size = size\n"
+                              "    def bind(self, batch):\n        self.kind = batch.kind\n")
+    found = _receiver(tree, "from pkg.classes import Augmenter\nAugmenter('a').cuda()\n")
+    assert found.text_attributes == frozenset({"device"})
+    user = tree / "pkg" / "flow.py"
+    user.write_text("from pkg.classes import Augmenter\nclass Flow(Augmenter):\n"
+                    "    def run(self):\n        return self.device == 'cuda'\n")
+    assert modules_read(str(user), user.read_bytes()) == [str(tree / "pkg" / "classes.py")]

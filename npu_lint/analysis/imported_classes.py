@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from typing import Optional
 
 from astroid import nodes
@@ -33,6 +34,7 @@ from npu_lint.core.python_ast import dotted_parts, parse_file
 from npu_lint.core.records import record
 
 _TORCH_MODULE = "torch.nn.Module"
+_QUOTED_CUDA = re.compile(rb"""['"]cuda""")  # a device string compared with a base class's attribute
 
 
 @record(frozen=True)
@@ -42,6 +44,7 @@ class ImportedClass:
     torch_module: bool  # based on torch's Module
     cuda_adds_work: bool  # its own cuda() does more than the base's npu() would
     methods: frozenset
+    text_attributes: frozenset = frozenset()  # `self.<name>` stored only from its own strings
 
 
 @record(frozen=True)
@@ -57,11 +60,17 @@ def class_of_receiver(expr: nodes.NodeNG) -> Optional[ImportedClass]:
     call = expr if isinstance(expr, nodes.Call) else single_value(expr) if isinstance(expr, nodes.Name) else None
     if not isinstance(call, nodes.Call) or not isinstance(call.func, nodes.Name):
         return None
-    imports = [binding for binding in bindings(call.func) if isinstance(binding, nodes.ImportFrom)]
+    return class_named(call.func)
+
+
+def class_named(name: nodes.Name) -> Optional[ImportedClass]:
+    """The project class, defined in another module, that `name` is bound to by the module's one
+    `from ... import` of it (a callee, or a base in a class statement)."""
+    imports = [binding for binding in bindings(name) if isinstance(binding, nodes.ImportFrom)]
     if len(imports) != 1 or not imports[0].modname and not imports[0].level:
         return None
     statement = imports[0]
-    imported = next((name for name, alias in statement.names if (alias or name) == call.func.name), None)
+    imported = next((alias_of for alias_of, alias in statement.names if (alias or alias_of) == name.name), None)
     path = getattr(statement.root(), "file", None)
     if imported is None or imported == "*" or not path or not os.path.isfile(path):
         return None
@@ -71,7 +80,7 @@ def class_of_receiver(expr: nodes.NodeNG) -> Optional[ImportedClass]:
 def modules_read(path: str, source: bytes) -> list[str]:
     """The project modules `class_of_receiver` may read for `source`: a result kept for the file is
     stale once one of them changes (the result cache records them)."""
-    if b".cuda(" not in source:
+    if b".cuda(" not in source and not _QUOTED_CUDA.search(source):
         return []
     importer = os.path.abspath(path)
     found = set()
@@ -159,7 +168,41 @@ def _class_facts(cls: ast.ClassDef, imported: dict[str, str]) -> ImportedClass:
         torch_module=torch_module,
         cuda_adds_work=cuda is not None and not _adds_nothing(cuda, torch_module),
         methods=methods,
+        text_attributes=_text_attributes(cls),
     )
+
+
+def _text_attributes(cls: ast.ClassDef) -> frozenset:
+    """The attributes every `self.<name> = ...` of the class's methods stores a string literal or
+    a parameter of that method whose default is one in (nlpaug 0.0.15's Augmenter: `def
+    __init__(self, ..., device='cpu', ...)`, `self.device = device`): the program's own strings,
+    which its subclasses in other modules compare (`if self.device == 'cuda':`)."""
+    text, other = set(), set()
+    for method in cls.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        defaults = _string_defaults(method.args)
+        for node in ast.walk(method):
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+            for target in targets:
+                for stored in ast.walk(target):
+                    if not (isinstance(stored, ast.Attribute) and _is_self(stored.value)):
+                        continue
+                    value = node.value if isinstance(node, ast.Assign) and target is stored else None
+                    own = isinstance(value, ast.Constant) and isinstance(value.value, str) \
+                        or isinstance(value, ast.Name) and value.id in defaults
+                    (text if own else other).add(stored.attr)
+    return frozenset(text - other)
+
+
+def _string_defaults(arguments: ast.arguments) -> frozenset:
+    """The parameters whose default is a string literal."""
+    positional = [*arguments.posonlyargs, *arguments.args]
+    pairs = [*zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults),
+             *zip(arguments.kwonlyargs, arguments.kw_defaults)]
+    return frozenset(parameter.arg for parameter, default in pairs
+                     if isinstance(default, ast.Constant) and isinstance(default.value, str))
 
 
 def _adds_nothing(function: ast.FunctionDef, torch_module: bool) -> bool:
