@@ -10,7 +10,8 @@ and flake8 the same answer from the class's own module, read with Python's ast:
 
 - a class whose bases are none but `object` is no torch value: `.cuda()` is its own method;
 - a class based on torch's `Module` (`nn.Module`, `torch.nn.Module`, through the module's own
-  imports) is a Module, as astroid would infer; if it overrides `cuda()` with work of its own
+  imports, or those a star import of a project module brings) is a Module, as astroid would
+  infer; if it overrides `cuda()` with work of its own
   (more than `super().cuda(...)`, moving its `self.<submodule>` and returning self) and has no
   `npu()`, the rename would skip the override (cuda_overrides.py).
 
@@ -27,7 +28,7 @@ from typing import Optional
 
 from astroid import nodes
 
-from npu_lint.analysis.names import bindings, single_value
+from npu_lint.analysis.names import bindings, single_value, values_stored_in_self
 from npu_lint.analysis.project_torch_npu import imports_in_text, project_files_of
 from npu_lint.core.file_facts import FileFacts
 from npu_lint.core.python_ast import dotted_parts, parse_file
@@ -55,12 +56,37 @@ class _ModuleClasses:
 
 
 def class_of_receiver(expr: nodes.NodeNG) -> Optional[ImportedClass]:
-    """The project class, defined in another module, whose instance `expr` is: `Trial(...)`, or
-    a local name given one once (`trial = Trial(...)`)."""
+    """The project class, defined in another module, whose instance `expr` is: `Trial(...)`, a
+    local name given one once (`trial = Trial(...)`), or an attribute of `self` that the class
+    stores only such instances in, or None where a flag leaves it out (trankit 1.1.2's Trainer:
+    `self.model = None if args['dict_only'] else Seq2SeqModel(...)`, then `self.model.cuda()`)."""
+    if isinstance(expr, nodes.Attribute):
+        stored = values_stored_in_self(expr)
+        found = [_class_called(value) for value in _left_by_none(stored or [])]
+        names = {klass.name for klass in found if klass is not None}
+        return found[0] if found and len(names) == 1 and all(found) else None
     call = expr if isinstance(expr, nodes.Call) else single_value(expr) if isinstance(expr, nodes.Name) else None
+    return _class_called(call)
+
+
+def _class_called(call: nodes.NodeNG | None) -> Optional[ImportedClass]:
     if not isinstance(call, nodes.Call) or not isinstance(call.func, nodes.Name):
         return None
     return class_named(call.func)
+
+
+def _left_by_none(values: list[nodes.NodeNG]) -> list[nodes.NodeNG]:
+    """The stored values, each choice `None if flag else X(...)` taken as its other side; a bare
+    None (`self.model = None`) as nothing, since `.cuda()` on it never runs."""
+    kept = []
+    for value in values:
+        if isinstance(value, nodes.IfExp):
+            sides = [side for side in (value.body, value.orelse)
+                     if not (isinstance(side, nodes.Const) and side.value is None)]
+            kept.extend(sides)
+        elif not (isinstance(value, nodes.Const) and value.value is None):
+            kept.append(value)
+    return kept
 
 
 def class_named(name: nodes.Name) -> Optional[ImportedClass]:
@@ -87,6 +113,12 @@ def modules_read(path: str, source: bytes) -> list[str]:
     for level, module, names in imports_in_text(source):
         for name in names:
             found.update(_files_on_the_way(importer, level, module, name))
+    for path_read in list(found):  # a class's module reads its bases' names from its star imports
+        facts = _FACTS.get(path_read)
+        for level, module in facts.star_imports if facts is not None else ():
+            further = project_files_of(path_read, level, module, ())
+            if further:
+                found.add(further[-1])
     return sorted(found)
 
 
@@ -123,6 +155,8 @@ def _read(path: str) -> _ModuleClasses:
     tree = parse_file(path)
     classes, reexports, stars = {}, {}, []
     imported = _imported_names(tree) if tree is not None else {}
+    if tree is not None:
+        imported = {**_star_imported_names(path, tree), **imported}
     for statement in tree.body if tree is not None else ():
         if isinstance(statement, ast.ClassDef):
             classes[statement.name] = _class_facts(statement, imported)
@@ -150,6 +184,35 @@ def _imported_names(tree: ast.Module) -> dict[str, str]:
             for alias in statement.names:
                 names[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
     return names
+
+
+def _star_imported_names(path: str, tree: ast.Module) -> dict[str, str]:
+    """The imported names that the module's star imports of its own project's modules bring, one
+    step (trankit 1.1.2's layers/seq2seq.py gets `nn` from `from
+    trankit.utils.mwt_lemma_utils.seq2seq_utils import *`, whose `import torch.nn as nn` it is);
+    a module's `__all__` limits them, and `_names` stay behind as Python leaves them."""
+    names = {}
+    for statement in tree.body:
+        if not (isinstance(statement, ast.ImportFrom) and any(alias.name == "*" for alias in statement.names)):
+            continue
+        files = project_files_of(path, statement.level or 0, statement.module or "", ())
+        source = parse_file(files[-1]) if files and files[-1] != path else None
+        if source is None:
+            continue
+        exported = _all_of(source)
+        names.update((name, target) for name, target in _imported_names(source).items()
+                     if (name in exported if exported is not None else not name.startswith("_")))
+    return names
+
+
+def _all_of(tree: ast.Module) -> frozenset | None:
+    """The names of the module's literal `__all__`, or None where it has none."""
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__"
+                                                     for t in statement.targets) \
+                and isinstance(statement.value, (ast.List, ast.Tuple)):
+            return frozenset(e.value for e in statement.value.elts if isinstance(e, ast.Constant))
+    return None
 
 
 def _qualified(base: ast.expr, imported: dict[str, str]) -> str:
