@@ -82,3 +82,39 @@ def test_a_class_that_compiles_cuda_when_made_is_a_builder(tmp_path):
     # a CUDA test but no `.cuda(`: the modules are read, so the result cache records them
     read = modules_read(str(user), user.read_bytes())
     assert str(tree / "pkg" / "classes.py") in read
+
+
+def test_a_base_that_stores_its_own_strings_names_those_attributes(tmp_path):
+    """nlpaug 0.0.15's Augmenter: `self.device = device` of a parameter `device='cpu'` is the
+    program's own string; an attribute also stored from anything else is not. A subclass's module
+    that compares a quoted "cuda" reads the base's module, so a kept result goes stale with it."""
+    tree = _package(tmp_path, "class Augmenter:\n"
+                              "    def __init__(self, name, device='cpu', size=None):\n"
+                              "        self.name = name\n        self.device = device\n"
+                              "        self.kind = 'text'\n        self.size = size\n"
+                              "    def bind(self, batch):\n        self.kind = batch.kind\n")
+    found = _receiver(tree, "from pkg.classes import Augmenter\nAugmenter('a').cuda()\n")
+    assert found.text_attributes == frozenset({"device"})
+    user = tree / "pkg" / "flow.py"
+    user.write_text("from pkg.classes import Augmenter\nclass Flow(Augmenter):\n"
+                    "    def run(self):\n        return self.device == 'cuda'\n")
+    assert modules_read(str(user), user.read_bytes()) == [str(tree / "pkg" / "classes.py")]
+
+
+def test_a_model_stored_on_the_instance_and_a_base_from_a_star_import(tmp_path):
+    """trankit 1.1.2: `self.model = None if flag else Seq2SeqModel(...)`, then `self.model.cuda()`;
+    the class's module gets `nn` from a star import of the project's module that imports it."""
+    tree = _package(tmp_path, "from .torch_imports import *\n"
+                              "class Seq2Seq(nn.Module):\n    def cuda(self):\n"
+                              "        super().cuda()\n        self.use_cuda = True\n")
+    (tree / "pkg" / "torch_imports.py").write_text("import torch\nimport torch.nn as nn\n")
+    user = ("from pkg.classes import Seq2Seq\nclass Trainer:\n    def __init__(self, flag):\n"
+            "        self.model = None if flag else Seq2Seq()\n        self.model.cuda()\n")
+    found = _receiver(tree, user)
+    assert found.name == "Seq2Seq" and found.torch_module and found.cuda_adds_work
+    read = modules_read(str(tree / "pkg" / "user.py"), user.encode())
+    assert read == sorted([str(tree / "pkg" / "classes.py"), str(tree / "pkg" / "torch_imports.py")])
+    # also stored from something else: not known to be that class
+    assert _receiver(tree, user.replace("        self.model.cuda()\n",
+                                        "        self.model.cuda()\n    def swap(self, m):\n"
+                                        "        self.model = m\n")) is None

@@ -137,6 +137,8 @@ def _name_binding(node: nodes.Name, depth: int = 0) -> str | None:
         elif copied is not None:
             # `ch = torch` at the top level (MadryLab's trak): the name is the import it copies
             name = _name_binding(copied, depth + 1) if depth < 3 else None
+        elif isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Arguments):
+            name = _module_handed_to(assignment, depth)
         elif not isinstance(assignment, (nodes.Import, nodes.ImportFrom)):
             return None  # rebound by something else: leave it to inference
         else:
@@ -145,6 +147,22 @@ def _name_binding(node: nodes.Name, depth: int = 0) -> str | None:
             return None
         bound = name
     return bound
+
+
+def _module_handed_to(parameter: nodes.AssignName, depth: int) -> str | None:
+    """The module every call of the module hands `parameter`, a parameter of a function or a
+    private method that only the module calls (cornac 3.0.1's TIGER: `fit` imports torch
+    lazily, then `self._ensure_device(torch)`, whose `torch.cuda.is_available()` is torch's);
+    None when a call hands anything else, or the function may be called from elsewhere."""
+    from npu_lint.analysis.call_arguments import arguments_for  # call_arguments reads bindings here
+
+    if depth >= 3:
+        return None
+    given = arguments_for(parameter)
+    if not given or not all(isinstance(argument, nodes.Name) for argument in given):
+        return None
+    names = {_name_binding(argument, depth + 1) for argument in given}
+    return names.pop() if len(names) == 1 else None
 
 
 def _module_alias_of(assignment: nodes.NodeNG) -> nodes.Name | None:

@@ -13,11 +13,25 @@ from astroid import nodes
 
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.cuda_overrides import adds_nothing, defines, is_property
+from npu_lint.analysis.names import qualified_name
 from npu_lint.analysis.receivers import ReceiverKind, class_kind
 from npu_lint.checks.base import Check
 from npu_lint.core.findings import Position
 
 _BASE_LABEL = {ReceiverKind.MODULE: "nn.Module", ReceiverKind.TENSOR: "Tensor"}
+_TORCH_BASES = {"torch.nn.Module": "nn.Module", "torch.Tensor": "Tensor"}
+
+
+def _star_imported_base(cls: nodes.ClassDef) -> str | None:
+    """The label of a direct base that names torch's Module or Tensor through the module's
+    imports, also a star import of the project's own module that astroid does not follow
+    (trankit 1.1.2's layers/seq2seq.py: `nn` from `from trankit.utils.mwt_lemma_utils.seq2seq_utils
+    import *`, then `class Seq2SeqModel(nn.Module)`); pylint, which imports the project, sees it."""
+    for base in cls.bases:
+        label = _TORCH_BASES.get(qualified_name(base) or "")
+        if label is not None:
+            return label
+    return None
 
 
 class CudaOverride(Check):
@@ -36,7 +50,7 @@ class CudaOverride(Check):
                              else ("npu", ".npu()", "an `npu()`"))
         if adds_nothing(node) or defines(cls, method):
             return
-        base = _BASE_LABEL.get(class_kind(cls))
+        base = _BASE_LABEL.get(class_kind(cls)) or _star_imported_base(cls)
         if base is None:
             return
         start = ctx.start(node)  # the `def`; the finding spans `def cuda`, not the whole body

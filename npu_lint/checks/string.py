@@ -60,6 +60,7 @@ from npu_lint.analysis.cuda_library_guards import (
 from npu_lint.analysis.cuda_overrides import is_property
 from npu_lint.analysis.environment import environment_use
 from npu_lint.analysis.guards import guarded_by
+from npu_lint.analysis.imported_classes import class_named
 from npu_lint.analysis.failing_on_npu import failing_name_in, held_with, rule_of
 from npu_lint.analysis.names import (
     bindings, class_of_method, compared_operands, qualified_name, single_value, values_stored_in_self
@@ -903,7 +904,7 @@ def _holds_program_literal(operand: nodes.NodeNG, depth: int = 0) -> bool:
     if text_of is not None:
         operand = text_of
     if isinstance(operand, nodes.Attribute):
-        return _instance_holds_program_literal(operand)
+        return _instance_holds_program_literal(operand, depth)
     if not isinstance(operand, nodes.Name) or depth > 3:
         return False
     assignments = bindings(operand)
@@ -976,7 +977,7 @@ def _string_parameter(assignment: nodes.AssignName) -> bool:
     return isinstance(default, nodes.Const) and isinstance(default.value, str)
 
 
-def _instance_holds_program_literal(attribute: nodes.Attribute) -> bool:
+def _instance_holds_program_literal(attribute: nodes.Attribute, depth: int = 0) -> bool:
     """`self.device == "cuda"` in a class whose every `self.device = ...` stores one of its own
     literals (modelscope's casmvs_model.py and hand_model.py: `if torch.cuda.is_available():
     self.device = "cuda"` / `else: self.device = "cpu"`): the patch makes torch.cuda say yes and
@@ -985,10 +986,28 @@ def _instance_holds_program_literal(attribute: nodes.Attribute) -> bool:
     `def __init__(self, model, device='cuda'): self.device = device`, then `if self.device ==
     'cuda':`). An attribute also stored from anything else (another parameter, `torch.device(...)`,
     `x.device`) is reported."""
+    if depth > 3:
+        return False
     values = values_stored_in_self(attribute)
     if values is None:
-        return _property_returns_program_strings(attribute)
-    return bool(values) and all(_literal_choice(value) or _holds_program_literal(value) for value in values)
+        return _property_returns_program_strings(attribute) or _base_holds_program_text(attribute)
+    return bool(values) and all(_literal_choice(value, depth=depth) or _holds_program_literal(value, depth + 1)
+                                for value in values)
+
+
+def _base_holds_program_text(attribute: nodes.Attribute) -> bool:
+    """`self.device` that the class never stores, read from its first base, a class of another
+    module of the project that stores only its own strings there (nlpaug 0.0.15's Pipeline, based
+    on Augmenter, whose `__init__(..., device='cpu')` stores `self.device = device`; Pipeline
+    then tests `elif self.device == 'cuda':`): the program's string, which the patch leaves as it
+    is. A first base of this module, of a library, or one that stores anything else is reported."""
+    klass = class_of_method(attribute)
+    if klass is None or not klass.bases or attribute.attrname in klass.instance_attrs \
+            or not isinstance(attribute.expr, nodes.Name) or attribute.expr.name != "self":
+        return False
+    base = klass.bases[0]
+    imported = class_named(base) if isinstance(base, nodes.Name) else None
+    return imported is not None and attribute.attrname in imported.text_attributes
 
 
 def _property_returns_program_strings(attribute: nodes.Attribute) -> bool:
@@ -1046,6 +1065,10 @@ def _literal_choice(value: nodes.NodeNG, in_choice: bool = False, depth: int = 0
         return all(_literal_choice(part, True, depth + 1) for part in value.values)
     if in_choice and isinstance(value, nodes.Call):
         return bool(value.args) and environment_use(value.args[0])
+    if in_choice and isinstance(value, nodes.Attribute) and isinstance(value.expr, nodes.Name) \
+            and value.expr.name == "self":
+        # cornac's TIGER: `("cuda" if ... else "cpu") if self.device == "auto" else self.device`
+        return _instance_holds_program_literal(value, depth + 1)
     if in_choice and isinstance(value, nodes.Name):
         assignments = bindings(value)
         return bool(assignments) and all(
