@@ -34,6 +34,7 @@ class TreeWords(NamedTuple):
     attributes: set[str]  # attributes and the parts of import statements: what ".word" matches
     called: set[str]  # the last names of callees (`f` of `a.f(...)` and `f(...)`)
     strings: str  # every string constant that is not a docstring, each after a NUL, and a NUL
+    compared: set[str]  # string constants that are an operand of a comparison (`x.type == "cpu"`)
     facts: ModuleFacts
     tree: ast.AST
     lazy: dict  # what only some files need, computed once: see `qualified_names`
@@ -45,6 +46,7 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
     attributes: set[str] = set()
     called: set[str] = set()
     strings: list[str] = []
+    compared: set[str] = set()
     docstrings: set[int] = set()
     import_bound: set[str] = set()
     call_roots: dict[str, set[str]] = {}
@@ -53,7 +55,7 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
     stack = [tree]
     name, attribute, alias, import_from, constant = ast.Name, ast.Attribute, ast.alias, ast.ImportFrom, ast.Constant
     keyword, assign, ann_assign, call, node_class = ast.keyword, ast.Assign, ast.AnnAssign, ast.Call, ast.AST
-    import_ = ast.Import
+    import_, compare = ast.Import, ast.Compare
     child_fields = _CHILD_FIELDS
     while stack:
         node = stack.pop()
@@ -105,6 +107,10 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
                     call_roots.setdefault(target.id, set()).add(root)
                     if module:
                         import_bound.add(target.id)  # `torch = importlib.import_module("torch")`
+        elif kind is compare:
+            for operand in (node.left, *node.comparators):
+                if type(operand) is constant and type(operand.value) is str:
+                    compared.add(operand.value)
         elif kind in _SCOPES and node.body:
             first = node.body[0]
             if type(first) is ast.Expr and type(first.value) is constant:
@@ -124,7 +130,7 @@ def words_in_tree(tree: ast.AST) -> TreeWords:
     facts = ModuleFacts(frozenset(import_bound), {k: frozenset(v) for k, v in call_roots.items()},
                         tuple(sorted(stars, key=lambda star: star.line)), frozenset(imported))
     strings.append("")
-    return TreeWords(identifiers, attributes, called, "\x00" + "\x00".join(strings), facts, tree, {})
+    return TreeWords(identifiers, attributes, called, "\x00" + "\x00".join(strings), compared, facts, tree, {})
 
 
 def module_aliases(tree: ast.AST) -> list[tuple[str, str]]:
@@ -166,6 +172,11 @@ def _call_root(call: ast.Call) -> str:
 
 
 _SPECIAL = ".('@"  # the first character of a trigger word that is not matched as a plain identifier
+_COMPARED = "=='"  # how a trigger word for a compared string literal starts ("=device" is a keyword)
+
+
+def _special(word: str) -> bool:
+    return word[0] in _SPECIAL or word.startswith(_COMPARED)
 
 
 class Triggers:
@@ -173,8 +184,9 @@ class Triggers:
     every word: identifier triggers (a word, or a tuple of words that must all appear; ".word":
     only as an attribute or in an import statement, never a bare name; "(word": that, and the
     last name of some callee; in a tuple only: "'text" a string literal that is exactly text,
-    "@name" a name or attribute chain that the imports make this API name) and string triggers (a substring of some string literal; "^x": a
-    string that starts with x; "x$": one that ends with x)."""
+    "@name" a name or attribute chain that the imports make this API name, "=='text" a string literal
+    that is exactly text and an operand of a comparison) and string triggers (a substring of some
+    string literal; "^x": a string that starts with x; "x$": one that ends with x)."""
 
     def __init__(self, triggers: frozenset, string_triggers: frozenset[str] = frozenset()):
         self.names = frozenset(t for t in triggers if isinstance(t, str) and t[0] not in ".(")
@@ -182,7 +194,7 @@ class Triggers:
         self.calls = frozenset(t[1:] for t in triggers if isinstance(t, str) and t[0] == "(")
         # A group's plain words first, as one subset test: most groups fail there, before any
         # special word (and the lazily computed `qualified_names`) is asked about.
-        self.groups = tuple((frozenset(w for w in t if w[0] not in _SPECIAL), tuple(w for w in t if w[0] in _SPECIAL))
+        self.groups = tuple((frozenset(w for w in t if not _special(w)), tuple(w for w in t if _special(w)))
                             for t in triggers if isinstance(t, tuple))
         self.strings = tuple(piece for t in sorted(string_triggers) for piece in _string_pieces(t))
 
@@ -221,6 +233,8 @@ def _shows(word: str, words: TreeWords) -> bool:
         return word[1:] in words.called and word[1:] in words.attributes
     if kind == "'":
         return "\x00" + word[1:] + "\x00" in words.strings
+    if word.startswith(_COMPARED):
+        return word[len(_COMPARED):] in words.compared
     if kind == "@":
         names = qualified_names(words)
         return names is None or word[1:] in names
@@ -331,7 +345,8 @@ class TextScan:
         self._by_word: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
         for trigger in triggers:
             # A string literal's text need not be a word of the text scan: stage 2 tests it.
-            words = [w for w in (trigger if isinstance(trigger, tuple) else (trigger,)) if w[0] not in "'@"]
+            words = [w for w in (trigger if isinstance(trigger, tuple) else (trigger,))
+                     if w[0] not in "'@" and not w.startswith(_COMPARED)]
             plain = tuple(w.lstrip("=") for w in words if w[0] not in ".(")
             attributes = tuple(w[1:] for w in words if w[0] in ".(")
             self._by_word.setdefault((plain or attributes)[0], []).append((plain, attributes))

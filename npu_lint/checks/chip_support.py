@@ -40,8 +40,16 @@ class ApiUnsupportedOnChip(Check):
             name: facts for name, facts in data.ascend.items()
             if chip in facts.unsupported_on and not owned_by_other_rules(name)})
 
-    def triggers(self) -> frozenset[str]:
-        return scan_words(self.table)
+    def triggers(self) -> frozenset:
+        # A Tensor method runs where it is called on a value, or where `Tensor.x` is handed on:
+        # `self.mode` or `args.mode` alone lets no file in (ultralytics and timm read such
+        # attributes in dozens of files that never use torch's `mode`).
+        methods = {name for name in self.table if name.startswith(TENSOR) and not _is_setting(name)}
+        triggers = set(scan_words(set(self.table) - methods))
+        for name in methods:
+            method = name[len(TENSOR):]
+            triggers.update({"(" + method, ("Tensor", "." + method)})
+        return frozenset(triggers)
 
     def visit(self, node, ctx: ModuleContext) -> None:
         found = resolve_chain(node, ctx, self.names, self.methods)

@@ -44,8 +44,10 @@ class ImportCheck(Check):
         # `try: import torch_scatter` that only sets WITH_TORCH_SCATTER) is no finding.
         self.used_only = bool(rule.match.get("used_only", False))
 
-    def triggers(self) -> frozenset[str]:
-        return frozenset(tuple(module.split(".")) if "." in module else module for module in self.modules)
+    def triggers(self) -> frozenset:
+        # Words of an import statement or attribute chain: a local `k2` or `warp` is no import.
+        return frozenset(tuple("." + part for part in module.split(".")) if "." in module else "." + module
+                         for module in self.modules)
 
     def string_triggers(self) -> frozenset[str]:
         return frozenset("^" + module for module in self.modules)  # the string an importer is given

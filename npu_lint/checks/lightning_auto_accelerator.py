@@ -57,7 +57,9 @@ class LightningAutoAccelerator(Check):
     node_types = (nodes.Call,)
 
     def triggers(self) -> frozenset:
-        return frozenset({"Trainer", "Fabric"})
+        # Called, and named through an import of Lightning: transformers' own `Trainer(...)` is
+        # not Lightning's and lets no file in.
+        return frozenset(("(" + qname.rsplit(".", 1)[-1], "@" + qname) for qname in LIGHTNING_ENTRY_POINTS)
 
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
         func = node.func
