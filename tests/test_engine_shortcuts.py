@@ -241,3 +241,25 @@ def test_triggers_ask_for_the_form_the_check_reads(code, source, fires):
     engine = engine_for(Settings(select=(code,)))
     assert bool(engine.active_checks(words_in_tree(ast.parse(source)))) is fires
     assert [f.code for f in engine.check_text(source).findings] == ([code] if fires else [])
+
+
+def test_the_trie_pattern_matches_what_the_plain_alternation_matches():
+    """TextScan's quoted-start triggers are one regex with shared beginnings written once."""
+    import re
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from npu_lint.analysis.prefilter import _trie_pattern
+
+    words = st.lists(st.text("ab._(", max_size=4), min_size=1, max_size=6, unique=True)
+
+    @settings(max_examples=500, deadline=None)
+    @given(words, st.text("ab._(x", max_size=12))
+    def check(chosen, text):
+        plain = re.compile("(?:" + "|".join(map(re.escape, chosen)) + ")")
+        trie = re.compile(_trie_pattern(tuple(chosen)))
+        assert bool(trie.fullmatch(text)) is bool(plain.fullmatch(text)), (chosen, text)
+        assert bool(trie.search(text)) is bool(plain.search(text)), (chosen, text)
+
+    check()

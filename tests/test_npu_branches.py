@@ -1,6 +1,7 @@
 """Which paths an NPU machine never takes (analysis/npu_branches.py), one pattern per case."""
 from __future__ import annotations
 
+import re
 import textwrap
 
 import pytest
@@ -161,6 +162,36 @@ def test_the_text_precheck_finds_every_way_the_rules_name_the_npu():
     assert not may_name_npu("def forward(self, input):\n    return self.inputs(input)\n")
     assert may_name_npu("if is_torch_npu_available():") and may_name_npu("class NPUAccelerator:")
     assert may_name_npu('if device_type in ["cuda", "ascend"]:') and may_name_npu("device == 'Ascend'")
+
+
+# The one regex `may_name_npu` was written as first: the faster code must answer as it does.
+_MAY_NAME_NPU_SPEC = re.compile(
+    r"(?<![a-z])npu(?![a-z])|N[Pp][Uu]|n(?:P[Uu]|pU)|version\.(?:cuda|hip)\b|[\"'](?i:ascend)[\"']"
+    r"|[\"'](?i:hccl)[\"']|getattr\(torch,|hasattr\(torch,|torch\.(?:musa|mlu|xpu|hpu|mps|sdaa)\.is_available"
+    r"|(?<![A-Za-z0-9])is_(?:rocm|hip|musa|mlu|xpu|hpu|mps|sdaa|tpu|out_of_tree)(?:_runtime)?\b"
+    r"|(?<![A-Za-z0-9])IS_(?:ROCM|HIP|MUSA|MLU|XPU|HPU|MPS|SDAA|TPU)\b"
+    r"|\bdefault_device_backend_map\b")
+
+
+def test_the_text_precheck_answers_as_its_one_regex_spec():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from npu_lint.analysis.npu_branches import may_name_npu
+
+    pieces = st.sampled_from(["npu", "NPU", "nPu", "npU", "Npu", "i", "put", "is_", "IS_", "hip", "HIP", "rocm",
+                              "_runtime", "out_of_tree", "tpu", "x", "9", " ", ".", "'", '"', "ascend", "ASCEND",
+                              "hccl", "Hccl", "version", "cuda", "torch", "xpu", "is_available", "getattr(", "hasattr(",
+                              "torch,", "default_device_backend_map", "é", "\n", "'hccl'", '"HCCL"', '"Ascend"', "'ascend'",
+                              "version.cuda", "version.hip", "torch.xpu.is_available", "is_rocm", "IS_TPU"])
+
+    @settings(max_examples=1500, deadline=None)
+    @given(st.lists(pieces, min_size=1, max_size=8))
+    def check(parts):
+        text = "".join(parts)
+        assert may_name_npu(text) is (_MAY_NAME_NPU_SPEC.search(text) is not None), text
+
+    check()
 
 
 # `torch.version.cuda` and `torch.version.hip` are None on the CPU build of torch that torch_npu
