@@ -99,7 +99,11 @@ _CPU_FACTORIES = frozenset(f"torch.{name}" for name in (
     "randint", "randperm", "Tensor", "DoubleTensor",
     # the legacy typed constructors, CPU tensors too (`torch.FloatTensor(*img.size())`, ART's GRAPHITE)
     "FloatTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
-    "ByteTensor", "BoolTensor"))
+    "ByteTensor", "BoolTensor",
+    # and their sparse twins (catalyst 22.4's MovieLens `torch.sparse.FloatTensor(i, v, size).to_dense()`):
+    # torch.sparse.* are the CPU types, torch.cuda.sparse.* the CUDA ones
+    "sparse.FloatTensor", "sparse.DoubleTensor", "sparse.HalfTensor", "sparse.LongTensor", "sparse.IntTensor",
+    "sparse.ShortTensor", "sparse.CharTensor", "sparse.ByteTensor", "sparse.BoolTensor"))
 _PYTHON_VALUES = (nodes.Const, nodes.List, nodes.Tuple, nodes.ListComp)
 # Libraries whose functions return arrays in host memory.
 _HOST_LIBRARIES = frozenset({"numpy", "scipy"})

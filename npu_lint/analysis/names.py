@@ -383,7 +383,7 @@ def in_type_test(node: nodes.NodeNG) -> bool:
     parent = node.parent
     if not isinstance(parent, (nodes.Tuple, nodes.List, nodes.Set)):
         return False
-    return _tested_against(parent) or _held_for_type_tests(parent)
+    return _tested_against(parent) or _held_for_type_tests(parent) or _grows_type_tests(parent)
 
 
 def _tested_against(node: nodes.NodeNG) -> bool:
@@ -406,23 +406,60 @@ def _is_type_call(node: nodes.NodeNG) -> bool:
 
 def _held_for_type_tests(collection: nodes.NodeNG) -> bool:
     """`options = (C, D)` in a function whose every read of `options` is a type test (it may
-    grow by `options += (E,)` on the way), also a module's private constant
+    grow by `options += (E,)` or `options = options + (E,)` on the way: catalyst 22.4's
+    `_is_ddp_wrapped`), also a module's private constant
     (`_STATEFUL = (nn.BatchNorm1d, nn.RNNBase)`) that its module only tests against or names in
     an f-string (the message of the error the test raises)."""
     statement = collection.parent
     if not (isinstance(statement, nodes.Assign) and statement.value is collection and len(statement.targets) == 1
             and isinstance(statement.targets[0], nodes.AssignName)):
         return False
-    name, scope = statement.targets[0].name, statement.scope()
+    return _only_type_tests_read(statement.targets[0].name, statement)
+
+
+def _grows_type_tests(collection: nodes.NodeNG) -> bool:
+    """`(E,)` of `options = options + (E,)`, where `options` is held for type tests only."""
+    grow = collection.parent
+    statement = grow.parent
+    if not (isinstance(grow, nodes.BinOp) and grow.op == "+" and grow.right is collection
+            and isinstance(grow.left, nodes.Name) and isinstance(statement, nodes.Assign)
+            and statement.value is grow and len(statement.targets) == 1
+            and isinstance(statement.targets[0], nodes.AssignName)
+            and statement.targets[0].name == grow.left.name):
+        return False
+    return _only_type_tests_read(grow.left.name, statement)
+
+
+def _grown_in_place(target: nodes.AssignName) -> bool:
+    """`options = options + (E,)`: the name grows by a tuple, as `options += (E,)` does."""
+    statement = target.parent
+    return isinstance(statement, nodes.Assign) and len(statement.targets) == 1 \
+        and isinstance(statement.value, nodes.BinOp) and statement.value.op == "+" \
+        and isinstance(statement.value.left, nodes.Name) and statement.value.left.name == target.name \
+        and isinstance(statement.value.right, (nodes.Tuple, nodes.List))
+
+
+def _only_type_tests_read(name: str, statement: nodes.Assign) -> bool:
+    scope = statement.scope()
     if isinstance(scope, nodes.Module):
         if not name.startswith("_") or name.startswith("__"):
             return False  # a public module attribute may be imported and read anywhere
     elif not isinstance(scope, (nodes.FunctionDef, nodes.Lambda)):
         return False  # a class attribute may be read anywhere
-    reads = [n for n in scope.nodes_of_class(nodes.Name) if n.name == name]
-    rebound = [n for n in scope.nodes_of_class(nodes.AssignName)
-               if n.name == name and n is not statement.targets[0] and not isinstance(n.parent, nodes.AugAssign)]
-    return any(_tested_against(read) for read in reads) and not rebound and all(
+    # One binding of the collection, and growing ones (`+=`, `name = name + (E,)`), whose read of
+    # the name grows it and is no use.
+    bound, grown = [], set()
+    for target in scope.nodes_of_class(nodes.AssignName):
+        if target.name != name or isinstance(target.parent, nodes.AugAssign):
+            continue
+        if _grown_in_place(target):
+            grown.add(id(target.parent.value.left))
+        else:
+            bound.append(target)
+    held = len(bound) == 1 and isinstance(bound[0].parent, nodes.Assign) \
+        and isinstance(bound[0].parent.value, (nodes.Tuple, nodes.List, nodes.Set))
+    reads = [n for n in scope.nodes_of_class(nodes.Name) if n.name == name and id(n) not in grown]
+    return held and any(_tested_against(read) for read in reads) and all(
         _tested_against(read) or isinstance(read.parent, nodes.FormattedValue) for read in reads)
 
 

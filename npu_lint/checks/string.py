@@ -775,15 +775,73 @@ def _searched_in_parameter(node: nodes.NodeNG) -> bool:
     container = parent.ops[0][1]
     if isinstance(container, nodes.Attribute):
         values = values_stored_in_self(container)
+        if values is None:
+            values = _values_stored_in_local(container)
         return bool(values) and all(isinstance(value, nodes.Name) and _bound_as_parameter(value) for value in values)
     return isinstance(container, nodes.Name) and _bound_as_parameter(container)
 
 
-def _bound_as_parameter(name: nodes.Name) -> bool:
+def _values_stored_in_local(attribute: nodes.Attribute) -> list[nodes.NodeNG] | None:
+    """`args.strategy_string` where `args` is a local of the function that reads it, bound once
+    to a fresh object or to `self.<name>` (rwkv 0.8.32's `args = self.args`, a
+    `types.SimpleNamespace()`): the values the function stores in that field (`args.<field> =
+    value`), and, for `self.<name>`, those the class's methods store through `self.<name>.<field>`;
+    None when it stores none, or not by a plain assignment."""
+    holder = attribute.expr
+    function = attribute.scope()
+    if not isinstance(holder, nodes.Name) or holder.name == "self" or not isinstance(function, nodes.FunctionDef):
+        return None
+    bound = single_value(holder)
+    if bound is None or bound.scope() is not function:
+        return None
+    stores = [store for store in function.nodes_of_class(nodes.AssignAttr)
+              if store.attrname == attribute.attrname and isinstance(store.expr, nodes.Name)
+              and store.expr.name == holder.name and store.scope() is function]
+    klass = function.parent
+    if isinstance(bound, nodes.Attribute) and isinstance(bound.expr, nodes.Name) and bound.expr.name == "self" \
+            and isinstance(klass, nodes.ClassDef):
+        stores += [store for store in klass.nodes_of_class(nodes.AssignAttr)
+                   if store.attrname == attribute.attrname and isinstance(store.expr, nodes.Attribute)
+                   and store.expr.attrname == bound.attrname and isinstance(store.expr.expr, nodes.Name)
+                   and store.expr.expr.name == "self"]
+    elif not isinstance(bound, nodes.Call):
+        return None
+    if not stores or not all(isinstance(store.parent, nodes.Assign) and store in store.parent.targets
+                             for store in stores):
+        return None
+    return [store.parent.value for store in stores]
+
+
+# str methods that answer a new string made from the one they are called on (or, for `join`, from
+# the strings they are given).
+_STRING_REWRITES = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rstrip", "replace", "join",
+                              "removeprefix", "removesuffix"})
+
+
+def _bound_as_parameter(name: nodes.Name, depth: int = 0) -> bool:
+    """A parameter, also after the function rewrote it as a string from itself alone (rwkv
+    0.8.32's `strategy = ('->'.join([x.strip() for x in strategy.split('->')])).replace('->', '
+    -> ')`): still the caller's option."""
     assignments = bindings(name)
     return bool(assignments) and all(
-        isinstance(assignment, nodes.AssignName) and isinstance(assignment.parent, nodes.Arguments)
+        isinstance(assignment, nodes.AssignName)
+        and (isinstance(assignment.parent, nodes.Arguments)
+             or depth < 3 and _rewritten_from_itself(assignment, depth))
         for assignment in assignments)
+
+
+def _rewritten_from_itself(target: nodes.AssignName, depth: int) -> bool:
+    """`name = <str method call>` whose only reads are of `name` itself (and the variables of its
+    own comprehensions), each bound as a parameter."""
+    statement = target.parent
+    value = statement.value if isinstance(statement, nodes.Assign) and statement.targets == [target] else None
+    if not (isinstance(value, nodes.Call) and isinstance(value.func, nodes.Attribute)
+            and value.func.attrname in _STRING_REWRITES):
+        return False
+    own = {variable.name for comprehension in value.nodes_of_class(nodes.Comprehension)
+           for variable in comprehension.target.nodes_of_class(nodes.AssignName)}
+    reads = [read for read in value.nodes_of_class(nodes.Name) if read.name not in own]
+    return bool(reads) and all(read.name == target.name and _bound_as_parameter(read, depth + 1) for read in reads)
 
 
 def _compared_with_command_line(node: nodes.NodeNG) -> bool:
