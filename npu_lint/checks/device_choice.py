@@ -35,6 +35,12 @@ from npu_lint.core.findings import Applicability, Edit, Finding, Fix, Position, 
 # ONNX Runtime's CUDA provider (NPU404) is one too: `["CUDAExecutionProvider"] if device.type ==
 # "cuda" else ["CPUExecutionProvider"]` (InvokeAI's DW pose) is one port, test and provider.
 DEVICE_STRING_RULES = frozenset({"NPU110", "NPU111", "NPU201", "NPU204", "NPU404"})
+# The `.cuda()` moves a test picks as a branch of a conditional expression (tacotron2's stft.py, in
+# tortoise-tts 3.0's utils/stft.py and fairseq 0.12's gslm unit2speech: `window_sum = window_sum.cuda()
+# if magnitude.is_cuda else window_sum`; `model.cuda() if torch.cuda.is_available() else model`):
+# the move renamed alone is never taken on the NPU, and the test renamed alone takes the CUDA move
+# there. Only a picked branch, not a call's argument (`torch.cuda.comm.broadcast(x.cuda(), ...)`).
+PICKED_MOVE_RULES = frozenset({"NPU103"})
 # Names that have no NPU counterpart to rename to: Lightning's "gpu" accelerator (NPU113), a
 # CPU-or-CUDA library's own device (NPU406). A test that picks one is renamed only with it.
 NO_NPU_NAME_RULES = frozenset({"NPU113", "NPU406"})
@@ -201,15 +207,19 @@ def fold_device_strings(ctx: ModuleContext, reported: Iterable[tuple[nodes.NodeN
     for node, finding in reported:
         if id(finding) not in present or id(finding) in dropped or finding.fix is None or not finding.fix.edits:
             continue  # already folded into another finding
-        spans = [(ctx.start(part), ctx.end(part)) for part in device_parts(node, ctx)]
+        parts = device_parts(node, ctx)
+        spans = [(ctx.start(part), ctx.end(part)) for part in parts]
         if not spans:
             continue
+        branches = [(ctx.start(part), ctx.end(part)) for part in parts if _picked_branch(part)]
         merged = folded.get(id(finding), finding)  # an import's finding may speak for several uses
         for other in ctx.findings:
             if other is finding or id(other) in dropped \
                     or not any(s <= other.start and other.end <= e for s, e in spans):
                 continue
-            if other.code in DEVICE_STRING_RULES and other.fix is not None and other.fix.edits:
+            if other.fix is not None and other.fix.edits and (other.code in DEVICE_STRING_RULES or (
+                    other.code in PICKED_MOVE_RULES
+                    and any(s <= other.start and other.end <= e for s, e in branches))):
                 merged = absorb(merged, other)
             elif other.code in NO_NPU_NAME_RULES:
                 merged = _held_back(merged, other)
@@ -220,6 +230,12 @@ def fold_device_strings(ctx: ModuleContext, reported: Iterable[tuple[nodes.NodeN
             folded[id(finding)] = _entry_beside(ctx, node, merged) or merged
     if folded:
         ctx.findings[:] = [folded.get(id(f), f) for f in ctx.findings if id(f) not in dropped]
+
+
+def _picked_branch(part: nodes.NodeNG) -> bool:
+    """Whether `part` is a branch that a conditional expression's test picks."""
+    choice = part.parent
+    return isinstance(choice, nodes.IfExp) and part is not choice.test
 
 
 def _entry_beside(ctx: ModuleContext, node: nodes.NodeNG, finding: Finding) -> Finding | None:
