@@ -16,7 +16,7 @@ from astroid.builder import AstroidBuilder
 from npu_lint.analysis import module_facts
 from npu_lint.analysis.context import ModuleContext
 from npu_lint.analysis.names import is_method_self, last_name
-from npu_lint.analysis.prefilter import TextScan, Triggers, TreeWords, words_in_tree
+from npu_lint.analysis.prefilter import TextScan, TriggerIndex, Triggers, TreeWords, words_in_tree
 from npu_lint.checks import check_class, make_check
 from npu_lint.checks.base import Check
 from npu_lint.config.settings import Settings
@@ -82,6 +82,7 @@ class Engine:
         self.triggers = frozenset().union(*(triggers for _c, triggers, _s in raw))
         self.string_triggers = frozenset().union(*(strings for _c, _t, strings in raw))
         self.check_triggers = [(check, Triggers(triggers, strings)) for check, triggers, strings in raw]
+        self.trigger_index = TriggerIndex(tuple(triggers for _check, triggers in self.check_triggers))
         self.text_scan = TextScan(self.triggers, self.string_triggers)
         self._subset_tables: dict[frozenset, dict[type, list[Check]]] = {}
 
@@ -149,7 +150,7 @@ class Engine:
     def active_checks(self, words: TreeWords) -> list[Check]:
         """The checks that could fire on a file with these words (see Check.triggers), and
         those that ride along once any other check lets the file in."""
-        active = [check for check, triggers in self.check_triggers if triggers.could_fire(words)]
+        active = [self.checks[index] for index in self.trigger_index.firing(words)]
         if active:
             chosen = set(active)
             active += [check for check in self.checks if check.rides_along and check not in chosen]
@@ -313,8 +314,12 @@ def _self_namespace(first: nodes.Name) -> dict | None:
     from disk (a sixth of a run over the real-code set, for an answer the syntax gives).
     """
     method, klass = first.scope(), first.scope().parent
-    if len(method.locals.get(first.name, ())) != 1 or len(klass.locals.get(method.name, ())) != 1:
-        return None  # `self` rebound in the method, or `name = staticmethod(name)` in the class
+    if len(method.locals.get(first.name, ())) != 1:
+        return None  # `self` rebound in the method
+    # A property's getter and setter share a name (fairseq's setup.py: inferring `self` there built
+    # setuptools from disk, 5% of a run); `name = staticmethod(name)` in the class is no `def`.
+    if not all(isinstance(binding, nodes.FunctionDef) for binding in klass.locals.get(method.name, ())):
+        return None
     if "__slots__" in klass.locals or any(_last_name(base).lower().endswith(("type", "meta", "metaclass"))
                                           for base in klass.bases):
         return None  # slots limit what may be assigned; a metaclass's `self` is a class

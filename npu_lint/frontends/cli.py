@@ -15,7 +15,7 @@ from npu_lint.frontends.reports import FORMATS
 from npu_lint.frontends.reports.summary import notebooks_not_checked, summary
 from npu_lint.knowledge.loader import RuleDataError, shipped_rules
 from npu_lint.run.discovery import python_files
-from npu_lint.run.parallel import check_files, default_jobs
+from npu_lint.run.parallel import GC_THRESHOLDS, check_files, default_jobs
 from npu_lint.run.progress import ProgressBar
 from npu_lint.run.result_cache import DEFAULT_DIR as DEFAULT_CACHE_DIR
 
@@ -271,6 +271,11 @@ COMMANDS = {"migrate": run_migrate, "check": run_check, "fix": run_fix, "rules":
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if argv is None and args.command not in ("server", "daemon"):
+        # The process ends with this command: keep the checking's collector thresholds to the
+        # end, as the `gc.freeze()` below keeps the last trees. Put back after the files, the
+        # old thresholds start a collection over every live object at once (1.8% of `check`).
+        gc.set_threshold(*GC_THRESHOLDS)
     try:
         return COMMANDS[args.command](args)
     except (RuleDataError, ValueError) as exc:
