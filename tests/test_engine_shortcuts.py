@@ -218,6 +218,8 @@ _KERNEL = ('from torch.utils.cpp_extension import load\n'
     ("NPU121", "import pytorch_lightning as pl\ntrainer = pl.Trainer(gpus=1)\n", True),
     ("NPU121", "from lightning.pytorch import Trainer\ntrainer = Trainer(accelerator='auto')\n", True),
     ("NPU121", "from transformers import Trainer\ntrainer = Trainer(model=model, args=args)\n", False),
+    ("NPU121", "import pytorch_lightning as pl\ntrainer = pl.Trainer.from_argparse_args(args, gpus=1)\n", True),
+    ("NPU121", "from transformers import Trainer\ntrainer = Trainer.from_argparse_args(args, gpus=1)\n", False),
     ("NPU121", "import pytorch_lightning as pl\nclass Trainer: pass\ntrainer = Trainer()\n", False),
     # NPU405: the library imported, not a local of that name (`k2 = ...` in lxmert's utils.py)
     ("NPU405", "import k2\nloss = k2.ctc_loss(x)\n", True),

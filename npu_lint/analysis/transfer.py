@@ -87,8 +87,12 @@ def _device_handed_to(device: nodes.Call, release: str) -> nodes.Call | None:
     """The call that `torch.device("cuda")` is built for, as a positional argument or one of the
     keywords the patch reads (`device=`, `map_location=`, ...): the wrapper turns a CUDA device
     object it is handed into the NPU's as it turns a string (`x.to(torch.device("cuda"))`,
-    `torch.cuda.get_device_properties(torch.device("cuda"))`)."""
+    `torch.cuda.get_device_properties(torch.device("cuda"))`), also as a branch of a conditional
+    expression given there (gpytorch's tests: `torch.linspace(0, 1, 100, device=torch.device("cuda")
+    if cuda else torch.device("cpu"))`): whichever branch is taken, the wrapper is handed it."""
     parent = device.parent
+    while isinstance(parent, nodes.IfExp) and device is not parent.test:
+        device, parent = parent, parent.parent
     if isinstance(parent, nodes.Keyword):
         names = release_data.facts(release).transfer_lists.get("device_kwargs_list", frozenset())
         outer = parent.parent

@@ -11,7 +11,8 @@ subclass, as NPU113 says for "gpu". Left alone: a call that names its accelerato
 1.x's `gpus=N` asks for CUDA devices, which an Ascend host does not have: that is reported too,
 also where `accelerator=` holds what Lightning before 1.5 took there, the name of a distributed
 strategy (`gpus=args.gpus, accelerator="ddp"`, lightning-bolts' SwAV and SimCLR scripts): it
-names no device.
+names no device. So is `Trainer.from_argparse_args(args, gpus=1)`, whose keywords override the
+parsed command line; one without `gpus=` leaves the choice to the command line and is left alone.
 """
 from __future__ import annotations
 
@@ -59,23 +60,33 @@ class LightningAutoAccelerator(Check):
     def triggers(self) -> frozenset:
         # Called, and named through an import of Lightning: transformers' own `Trainer(...)` is
         # not Lightning's and lets no file in.
-        return frozenset(("(" + qname.rsplit(".", 1)[-1], "@" + qname) for qname in LIGHTNING_ENTRY_POINTS)
+        called = {("(" + qname.rsplit(".", 1)[-1], "@" + qname) for qname in LIGHTNING_ENTRY_POINTS}
+        return frozenset(called | {("(from_argparse_args", "@" + qname) for qname in LIGHTNING_ENTRY_POINTS
+                                   if qname.endswith(".Trainer")})
 
     def visit(self, node: nodes.Call, ctx: ModuleContext) -> None:
         func = node.func
         name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
-        if name not in ("Trainer", "Fabric") or node.args:
+        # Lightning 1.x's `Trainer.from_argparse_args(args, gpus=1)` (learn2learn's lightning
+        # example): the keywords override the parsed namespace, so an explicit `gpus=` asks for
+        # CUDA devices whatever the command line says; without one, the namespace decides.
+        from_namespace = name == "from_argparse_args" and isinstance(func, nodes.Attribute) \
+            and (func.expr.attrname if isinstance(func.expr, nodes.Attribute)
+                 else getattr(func.expr, "name", None)) == "Trainer"
+        if not from_namespace and (name not in ("Trainer", "Fabric") or node.args):
             return  # cheap syntax first
         keywords = {keyword.arg: keyword.value for keyword in node.keywords or ()}
         if None in keywords or _OTHER_DEVICE_ARGUMENTS & keywords.keys():
             return
         accelerator, gpus = keywords.get("accelerator"), keywords.get("gpus")
+        if from_namespace and gpus is None:
+            return
         if accelerator is not None and not (isinstance(accelerator, nodes.Const) and accelerator.value == "auto") \
                 and not (gpus is not None and _names_strategy(accelerator)):
             return
         if gpus is not None and isinstance(gpus, nodes.Const) and gpus.value in (0, None, "0"):
             return  # the CPU, asked for
-        qname = qualified_name(func)
+        qname = qualified_name(func.expr if from_namespace else func)
         if qname not in LIGHTNING_ENTRY_POINTS or is_own_package(ctx, qname):
             return
         if gpus is not None:
@@ -87,4 +98,5 @@ class LightningAutoAccelerator(Check):
         else:
             where, how = func, ("is given no accelerator: Lightning's automatic choice knows TPU, MPS and CUDA "
                                 "but not the NPU, so on an Ascend host it runs on the CPU")
-        ctx.report(self.rule, where, callee=qname.rsplit(".", 1)[-1], how=how)
+        callee = qname.rsplit(".", 1)[-1] + (".from_argparse_args" if from_namespace else "")
+        ctx.report(self.rule, where, callee=callee, how=how)
