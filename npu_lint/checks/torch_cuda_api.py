@@ -460,7 +460,20 @@ def _from_import_binding(use: _CudaUse) -> nodes.ImportFrom | None:
     return None
 
 
+_USES = "torch-cuda-api:uses"
+
+
 def _expression_use(node, ctx: ModuleContext, release: str) -> _CudaUse | None:
+    """The torch.cuda name a chain top uses, worked out once per node: NPU101 and NPU102 visit
+    the same nodes, and a use's guards ask about their neighbours again."""
+    uses = ctx.scratch.setdefault(_USES, {})
+    key = (id(node), release)
+    if key not in uses:
+        uses[key] = _expression_use_of(node, ctx, release)
+    return uses[key]
+
+
+def _expression_use_of(node, ctx: ModuleContext, release: str) -> _CudaUse | None:
     if not is_chain_top(node):
         return None
     parts = chain_parts(node)
