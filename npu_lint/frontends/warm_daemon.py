@@ -104,15 +104,11 @@ def start(idle_seconds: float) -> int:
 
 
 def stop() -> int:
-    path = warm_client.socket_path()
-    connection = warm_client.connect(path) if path else None
-    if connection is None:
+    answer = ask(warm_client.socket_path(), "stop")
+    if answer is None:
         print("npu-lint daemon: not running")
-        return 0
-    with connection:
-        warm_client.send_message(connection, {"op": "stop", "protocol": warm_client.PROTOCOL})
-        answer = warm_client.read_line(connection.makefile("r", encoding="utf-8"))
-    print(f"npu-lint daemon: stopped (pid {answer['pid']})" if answer else "npu-lint daemon: stopped")
+    else:
+        print(f"npu-lint daemon: stopped (pid {answer['pid']})" if answer else "npu-lint daemon: stopped")
     return 0
 
 
@@ -131,13 +127,19 @@ def status(as_json: bool) -> int:
 
 
 def status_of(path: str | None) -> dict | None:
+    return ask(path, "status") or None
+
+
+def ask(path: str | None, op: str) -> dict | None:
+    """The daemon's one-line answer to `op` ({} when it closed without one); None when no daemon
+    answers at `path`."""
     connection = warm_client.connect(path) if path else None
     if connection is None:
         return None
     with connection:
         try:
-            warm_client.send_message(connection, {"op": "status", "protocol": warm_client.PROTOCOL})
-            return warm_client.read_line(connection.makefile("r", encoding="utf-8"))
+            warm_client.send_message(connection, {"op": op, "protocol": warm_client.PROTOCOL})
+            return warm_client.read_line(connection.makefile("r", encoding="utf-8")) or {}
         except OSError:
             return None
 
