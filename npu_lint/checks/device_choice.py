@@ -208,10 +208,11 @@ def fold_device_strings(ctx: ModuleContext, reported: Iterable[tuple[nodes.NodeN
         if id(finding) not in present or id(finding) in dropped or finding.fix is None or not finding.fix.edits:
             continue  # already folded into another finding
         parts = device_parts(node, ctx)
-        spans = [(ctx.start(part), ctx.end(part)) for part in parts]
+        moves = [(ctx.start(move), ctx.end(move)) for move in _moves_only_branch(node)]
+        spans = [(ctx.start(part), ctx.end(part)) for part in parts] + moves
         if not spans:
             continue
-        branches = [(ctx.start(part), ctx.end(part)) for part in parts if _picked_branch(part)]
+        branches = [(ctx.start(part), ctx.end(part)) for part in parts if _picked_branch(part)] + moves
         merged = folded.get(id(finding), finding)  # an import's finding may speak for several uses
         for other in ctx.findings:
             if other is finding or id(other) in dropped \
@@ -230,6 +231,33 @@ def fold_device_strings(ctx: ModuleContext, reported: Iterable[tuple[nodes.NodeN
             folded[id(finding)] = _entry_beside(ctx, node, merged) or merged
     if folded:
         ctx.findings[:] = [folded.get(id(f), f) for f in ctx.findings if id(f) not in dropped]
+
+
+def _moves_only_branch(node: nodes.NodeNG) -> list:
+    """The statements of the branch an `if` statement whose test `node` is takes where CUDA is
+    there, when each of them is only a `.cuda()` move (`if next(model.parameters()).is_cuda: input
+    = input.cuda()`, torchreid's model_complexity.py; `if torch.cuda.is_available(): model =
+    model.cuda()`): the statement form of `input.cuda() if p.is_cuda else input`. The move renamed
+    alone is never taken on the NPU, and the test renamed alone takes the CUDA move there, so
+    they are one port. A branch that does more stays with its own findings."""
+    call = node.parent
+    if isinstance(call, nodes.Call) and call.func is node:
+        node = call
+    node, positive = _climbed(node, True)
+    choice = node.parent
+    if not (isinstance(choice, nodes.If) and choice.test is node):
+        return []
+    branch = choice.body if positive else choice.orelse
+    return list(branch) if branch and all(_is_move(statement) for statement in branch) else []
+
+
+def _is_move(statement: nodes.NodeNG) -> bool:
+    """`x = x.cuda()`, `x.cuda()`, `self.x = x.cuda(non_blocking=True)`."""
+    if isinstance(statement, (nodes.Assign, nodes.Expr)):
+        value = statement.value
+        return isinstance(value, nodes.Call) and isinstance(value.func, nodes.Attribute) \
+            and value.func.attrname == "cuda"
+    return False
 
 
 def _picked_branch(part: nodes.NodeNG) -> bool:

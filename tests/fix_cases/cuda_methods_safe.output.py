@@ -59,3 +59,11 @@ def window_sum_on(magnitude, window_sum):
     # no safer than the test's (its receiver is not inferred); renamed alone, the move is never taken
     window_sum = torch.from_numpy(window_sum)
     return window_sum.cuda() if magnitude.is_cuda else window_sum
+
+
+def dummy_forward(model, input_size):
+    # torchreid's model_complexity.py: the statement form is the same one fix, no safer than the test's
+    input = torch.rand(input_size)
+    if next(model.parameters()).is_cuda:
+        input = input.cuda()
+    return model(input)

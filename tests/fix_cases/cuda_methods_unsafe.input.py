@@ -31,3 +31,11 @@ def encode(feats, amp):
 def in_float32(t):
     with torch.amp.autocast("cuda" if t.is_cuda else "cpu", enabled=False):
         return t.float()
+
+
+def dummy_forward(model, input_size):
+    # torchreid's model_complexity.py: the statement form is the same one fix, no safer than the test's
+    input = torch.rand(input_size)
+    if next(model.parameters()).is_cuda:
+        input = input.cuda()
+    return model(input)

@@ -31,3 +31,11 @@ def encode(feats, amp):
 def in_float32(t):
     with torch.amp.autocast("npu" if t.is_npu else "cpu", enabled=False):
         return t.float()
+
+
+def dummy_forward(model, input_size):
+    # torchreid's model_complexity.py: the statement form is the same one fix, no safer than the test's
+    input = torch.rand(input_size)
+    if next(model.parameters()).is_npu:
+        input = input.npu()
+    return model(input)
