@@ -46,6 +46,8 @@ _DEVICE_WORDS = ("device", "dev", "gpu", "npu", "cuda", "rank")
 _MODULE_PARTS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "state_dict",
                            "modules", "named_modules", "children", "named_children"})
 
+# The dictionaries a Module keeps its parts in, which those methods read.
+_MODULE_DICTS = frozenset({"_parameters", "_buffers", "_modules"})
 
 # Reading a checkpoint's tensors: `torch.load` and safetensors' loaders give a name -> tensor mapping.
 _CHECKPOINT_LOADERS = frozenset({"torch.load", "safetensors.torch.load_file", "safetensors.torch.load"})
@@ -124,14 +126,16 @@ def _built_here(receiver: nodes.NodeNG) -> bool:
 def _over_module_parts(loop: nodes.NodeNG) -> bool:
     """`for param in learner.parameters(): param = param.to(device)` (deepchem's
     metalearning/torch_maml.py), `for name, t in model.state_dict().items()`, `for m in
-    layer.modules()`: the loop walks a Module's own tensors or submodules, which move once as the
+    layer.modules()`, `for key, value in module._buffers.items()`: the loop walks a Module's own tensors or submodules, which move once as the
     model is set up, not a batch per step."""
     iterable = loop.iter if isinstance(loop, (nodes.For, nodes.AsyncFor)) else None
     while isinstance(iterable, nodes.Call) and isinstance(iterable.func, nodes.Attribute):
         if iterable.func.attrname in _MODULE_PARTS:
             return True
         iterable = iterable.func.expr
-    return False
+    # `for key, value in module._buffers.items()` (higher 0.2's patch.py, copying a module's
+    # buffers into its functional twin): the Module's own dictionaries of its parts.
+    return isinstance(iterable, nodes.Attribute) and iterable.attrname in _MODULE_DICTS
 
 
 def _over_parameters(loop: nodes.NodeNG) -> bool:

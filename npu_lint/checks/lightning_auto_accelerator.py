@@ -6,7 +6,8 @@ falls back to the CPU (lightning 2.6's `_select_auto_accelerator`): it has no NP
 host `L.Fabric(devices=8, strategy="fsdp")` (litgpt's pretrain and finetune scripts) trains on the
 CPU, with no error to say so. The port passes an instance of the project's own NPU `Accelerator`
 subclass, as NPU113 says for "gpu". Left alone: a call that names its accelerator, passes
-`**kwargs` (the accelerator may be in them) or positional arguments, or asks for the CPU
+`**kwargs` with no `accelerator=` or `gpus=` beside them or in an unpacked dict display (the
+accelerator may be in them) or positional arguments, or asks for the CPU
 (`gpus=0`) or another device kind (`tpu_cores=`), and the calls inside Lightning itself. Lightning
 1.x's `gpus=N` asks for CUDA devices, which an Ascend host does not have: that is reported too,
 also where `accelerator=` holds what Lightning before 1.5 took there, the name of a distributed
@@ -54,6 +55,27 @@ def _names_strategy(value: nodes.NodeNG, depth: int = 0) -> bool:
     return isinstance(value, nodes.Const) and (value.value is None or value.value in _LEGACY_STRATEGIES)
 
 
+def _keywords(call: nodes.Call) -> tuple[dict, bool]:
+    """The keywords `call` passes by name, and whether it also passes some it does not name
+    (`**kwargs`). The entries of a dict display it unpacks count as named (gluonts 0.17's
+    estimator: `pl.Trainer(**{"accelerator": "auto", "callbacks": [...], **self.trainer_kwargs})`,
+    the project's default that its callers may override); so does a keyword beside `**kwargs`
+    (`Trainer(accelerator="auto", **kwargs)`: the kwargs cannot hold a second one)."""
+    named, open_ended = {}, False
+    for keyword in call.keywords or ():
+        if keyword.arg is not None:
+            named[keyword.arg] = keyword.value
+        elif isinstance(keyword.value, nodes.Dict):
+            for key, value in keyword.value.items:
+                if isinstance(key, nodes.Const) and isinstance(key.value, str):
+                    named[key.value] = value  # a later entry wins, as in the dict
+                else:
+                    open_ended = True  # `**rest` inside the display, or a computed key
+        else:
+            open_ended = True
+    return named, open_ended
+
+
 class LightningAutoAccelerator(Check):
     node_types = (nodes.Call,)
 
@@ -75,10 +97,12 @@ class LightningAutoAccelerator(Check):
                  else getattr(func.expr, "name", None)) == "Trainer"
         if not from_namespace and (name not in ("Trainer", "Fabric") or node.args):
             return  # cheap syntax first
-        keywords = {keyword.arg: keyword.value for keyword in node.keywords or ()}
-        if None in keywords or _OTHER_DEVICE_ARGUMENTS & keywords.keys():
+        keywords, open_ended = _keywords(node)
+        if _OTHER_DEVICE_ARGUMENTS & keywords.keys():
             return
         accelerator, gpus = keywords.get("accelerator"), keywords.get("gpus")
+        if open_ended and accelerator is None and gpus is None:
+            return  # the accelerator may be in the `**kwargs`
         if from_namespace and gpus is None:
             return
         if accelerator is not None and not (isinstance(accelerator, nodes.Const) and accelerator.value == "auto") \
