@@ -106,7 +106,10 @@ def _reads_of_local_device(device: nodes.Call) -> list[nodes.Name]:
     name = target.name
     if scope.locals.get(name) != [target]:
         return []  # a parameter, a second binding, a global or nonlocal name: other values too
-    return [read for read in scope.nodes_of_class(nodes.Name) if read.name == name]
+    reads = [read for read in scope.nodes_of_class(nodes.Name) if read.name == name]
+    if any(read.statement() is parent for read in reads):
+        return []  # `d = torch.device(d if d else torch.device("cuda"))`: not its first value
+    return reads
 
 
 def _device_handed_to(device: nodes.NodeNG, release: str) -> nodes.Call | None:
