@@ -78,12 +78,41 @@ def device_is_rewritten(call: nodes.Call, wrapper: str, release: str) -> bool:
     qname = qualified_name(_callee(call))
     if qname == "torch.device":
         outer = _device_handed_to(call, release)
-        return outer is not None and device_is_rewritten(outer, wrapper, release)
+        if outer is not None:
+            return device_is_rewritten(outer, wrapper, release)
+        reads = _reads_of_local_device(call)
+        return bool(reads) and all(
+            (outer := _device_handed_to(read, release)) is not None and device_is_rewritten(outer, wrapper, release)
+            for read in reads)
     passed_to = transfer_facts().passes_device_to(qname) if qname is not None else None
     return passed_to is not None and passed_to in _wrapped_set(wrapper, release)
 
 
-def _device_handed_to(device: nodes.Call, release: str) -> nodes.Call | None:
+def _reads_of_local_device(device: nodes.Call) -> list[nodes.Name]:
+    """The reads of a function's local that holds this `torch.device("cuda")` and nothing else
+    (torch-audiomentations' tests: `cuda_device = torch.device("cuda")`, then
+    `Gain(...).to(device=cuda_device)` and `torch.from_numpy(x).to(device=cuda_device)`): each read
+    is the device object itself. Empty when the name is bound more than once, is not a function's
+    own local, or is never read. Costs one walk of that function, only for a CUDA device object."""
+    parent = device.parent
+    while isinstance(parent, nodes.IfExp) and device is not parent.test:
+        device, parent = parent, parent.parent
+    if not isinstance(parent, nodes.Assign) or parent.value is not device or len(parent.targets) != 1:
+        return []
+    target = parent.targets[0]
+    scope = parent.scope()
+    if not isinstance(target, nodes.AssignName) or not isinstance(scope, nodes.FunctionDef):
+        return []
+    name = target.name
+    if scope.locals.get(name) != [target]:
+        return []  # a parameter, a second binding, a global or nonlocal name: other values too
+    reads = [read for read in scope.nodes_of_class(nodes.Name) if read.name == name]
+    if any(read.statement() is parent for read in reads):
+        return []  # `d = torch.device(d if d else torch.device("cuda"))`: not its first value
+    return reads
+
+
+def _device_handed_to(device: nodes.NodeNG, release: str) -> nodes.Call | None:
     """The call that `torch.device("cuda")` is built for, as a positional argument or one of the
     keywords the patch reads (`device=`, `map_location=`, ...): the wrapper turns a CUDA device
     object it is handed into the NPU's as it turns a string (`x.to(torch.device("cuda"))`,
