@@ -333,3 +333,16 @@ def test_one_checks_triggers_and_the_index_agree_on_each_kind_of_group(trigger, 
     words = words_in_tree(ast.parse(source))
     assert Triggers(frozenset({trigger})).could_fire(words) is fires
     assert _fires_by_spec(Triggers(frozenset({trigger})), words) is fires
+
+
+def test_the_text_scan_asks_for_every_word_of_a_group_and_a_literals_words():
+    """Stage 1 asks for a group's every word, a compared or exact literal's words included, before
+    it reads the attribute words of the text (keyed by `str` or `out`, a group was tried, and the
+    text's attributes read, on nearly every file)."""
+    scan = TextScan(frozenset({("=='cpu", ".device", "str")}), frozenset())
+    assert scan.could_fire("if str(x.device) == 'cpu':\n    pass\n")
+    assert not scan.could_fire("name = str(x.device)\n")  # no "cpu" in the file
+    assert not scan.could_fire("cpu = str(device)\n")  # `device` is no attribute here
+    exact = TextScan(frozenset({("'cuda:0",)}), frozenset())
+    assert exact.could_fire("x = 'cuda:0'\n") and not exact.could_fire("x = 'npu:0'\n")
+    assert TextScan(frozenset({("'0",)}), frozenset()).could_fire("x = 1\n")  # no word: stage 2 decides

@@ -394,15 +394,25 @@ class TextScan:
 
     def __init__(self, triggers: frozenset, string_triggers: frozenset[str]):
         # word -> the triggers it may complete: a plain word or "=word" alone, a tuple with all its
-        # words; each as (words any token may show, words only an attribute or import may show)
-        self._by_word: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
+        # words; each as (every word that must be a token of the text, words only an attribute or
+        # import may show). Keyed by the longest such word, likely the rarest: keyed by a word
+        # like `out` or `nn`, a trigger was tried on nearly every file.
+        self._by_word: dict[str, list[tuple[frozenset[str], tuple[str, ...]]]] = {}
+        self._always = False
         for trigger in triggers:
-            # A string literal's text need not be a word of the text scan: stage 2 tests it.
-            words = [w for w in (trigger if isinstance(trigger, tuple) else (trigger,))
-                     if w[0] not in "'@" and not w.startswith(_COMPARED)]
-            plain = tuple(w.lstrip("=") for w in words if w[0] not in ".(")
+            words = trigger if isinstance(trigger, tuple) else (trigger,)
+            plain = [w.lstrip("=") for w in words if w[0] not in ".('@" and not w.startswith(_COMPARED)]
             attributes = tuple(w[1:] for w in words if w[0] in ".(")
-            self._by_word.setdefault((plain or attributes)[0], []).append((plain, attributes))
+            # A string literal's text is written in the file too (as the string triggers below
+            # assume: escapes and implicit concatenation hide it from both).
+            for literal in (w[len(_COMPARED):] if w.startswith(_COMPARED) else w[1:] for w in words
+                            if w[0] == "'" or w.startswith(_COMPARED)):
+                plain += _TOKEN.findall(literal)
+            needed = frozenset(plain) | frozenset(attributes)
+            if not needed:
+                self._always = True  # nothing the text scan can read: stage 2 decides
+                continue
+            self._by_word.setdefault(max(sorted(needed), key=len), []).append((needed, attributes))
         self._words = frozenset(self._by_word)
         # String triggers: "^x" needs a quote right before x, "x$" x right before a closing quote
         # (or an escaped or real newline, which `$` also allows before); others are plain substrings.
@@ -419,11 +429,13 @@ class TextScan:
     def could_fire(self, text: str) -> bool:
         if any(piece in text for piece in self._substrings) or self._anchored_in(text):
             return True
+        if self._always:
+            return True
         tokens = set(_TOKEN.findall(text))
         attributes = None
         for word in self._words.intersection(tokens):
-            for plain, needs_attribute in self._by_word[word]:
-                if not all(w in tokens for w in plain):
+            for needed, needs_attribute in self._by_word[word]:
+                if not needed <= tokens:
                     continue
                 if needs_attribute:
                     if attributes is None:
