@@ -184,6 +184,8 @@ _OFF_VALUES = frozenset({"", "0", "false", "no", "off", "none"})
 # device string or variable name in any case, a quoted "ascend") is found by `may_name_npu`, and a
 # device's namespace looked up by name (`getattr(torch, device)`); "input" is not. One regex of all
 # of them had no literal to jump to and cost 3% of `check`; these each start with one.
+_NPU_ANY_CASE = re.compile(r"[Nn][Pp][Uu]")
+_QUOTED_NPU_NAME = re.compile(r"[\"'](?i:ascend|hccl)[\"']")
 _BUILD_OR_DEVICE_TEST = re.compile(r"version\.(?:cuda|hip)\b|torch\.(?:musa|mlu|xpu|hpu|mps|sdaa)\.is_available")
 _OTHER_DEVICE_FLAG = re.compile(r"is_(?:rocm|hip|musa|mlu|xpu|hpu|mps|sdaa|tpu|out_of_tree)(?:_runtime)?\b"
                                 r"|IS_(?:ROCM|HIP|MUSA|MLU|XPU|HPU|MPS|SDAA|TPU)\b")
@@ -202,15 +204,12 @@ def may_name_npu(text: str) -> bool:
     """False when the source text cannot hold a test or body that names the NPU, nor a test of
     a CUDA build of torch: then no path of it is off the NPU's, and `off_npu_path` need not walk
     up from each finding."""
-    lowered = text.lower()
-    start = lowered.find("npu")
-    while start >= 0:  # `npu` as a word of its own, or with a capital anywhere (`NPU`, `isNpu`)
-        written = text[start:start + 3]
-        if written != "npu" or (start == 0 or text[start - 1] not in _ASCII_LOWER) \
+    for match in _NPU_ANY_CASE.finditer(text):  # `npu` as a word of its own, or with a capital (`NPU`, `isNpu`)
+        start = match.start()
+        if match.group() != "npu" or (start == 0 or text[start - 1] not in _ASCII_LOWER) \
                 and text[start + 3:start + 4] not in _ASCII_LOWER:
             return True
-        start = lowered.find("npu", start + 1)
-    if any(quoted in lowered for quoted in ("'ascend'", '"ascend"', "'hccl'", '"hccl"')):
+    if _QUOTED_NPU_NAME.search(text):
         return True
     if "getattr(torch," in text or "hasattr(torch," in text or _BUILD_OR_DEVICE_TEST.search(text):
         return True
