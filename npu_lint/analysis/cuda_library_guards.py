@@ -81,6 +81,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from typing import Iterator
 
 from astroid import nodes
@@ -1035,6 +1036,8 @@ def _guarded(test: nodes.NodeNG) -> str | None:
     build = _cuda_build_beside_cpu_build(test)
     if build:
         return build
+    if _raises_before_foreign_call(test):
+        return "code imported from outside torch that takes CUDA tensors only"
     if _picks_counterpart(test) or _prepares_for_counterpart_pick(test):
         return "the project's CUDA implementation"
     if _handed_to_cuda_build(test):
@@ -1168,6 +1171,41 @@ def _picks_counterpart(test: nodes.NodeNG) -> bool:
         return False
     (cuda_a, cpu_a), (cuda_b, cpu_b) = (_device_shapes(side) for side in sides)
     return bool(cuda_a & cpu_b or cpu_a & cuda_b)
+
+
+_CUDA_ONLY_MESSAGE = re.compile(r"\bcuda\b", re.IGNORECASE)
+
+
+def _raises_before_foreign_call(test: nodes.NodeNG) -> bool:
+    """`if not v.is_cuda: raise NotImplementedError("Only support CUDA tensors")` before `return
+    cauchy_mult_fwd(v, z, w)`, imported from a module that is neither torch nor the project's
+    (espnet's state_spaces/cauchy.py, over the `cauchy_mult` CUDA extension): the raise keeps
+    other devices' tensors out of code that says it takes CUDA tensors only. On the NPU the
+    error is the honest answer; `.is_npu` would hand NPU tensors to that code."""
+    parent = test.parent
+    if not (isinstance(parent, nodes.If) and parent.test is test and len(parent.body) == 1
+            and isinstance(parent.body[0], nodes.Raise) and parent.body[0].exc is not None and not parent.orelse):
+        return False
+    if not any(isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_ONLY_MESSAGE.search(node.value)
+               for node in _walk(parent.body[0].exc)):
+        return False
+    tested = {node.expr.name for node in _walk(test)
+              if isinstance(node, nodes.Attribute) and node.attrname == "is_cuda" and isinstance(node.expr, nodes.Name)}
+    if not tested:
+        return False
+    own = own_packages(test.root().file or "")
+    for statement in statements_after(parent):
+        for call in statement.nodes_of_class(nodes.Call):
+            if not (isinstance(call.func, nodes.Name)
+                    and any(isinstance(arg, nodes.Name) and arg.name in tested for arg in call.args)):
+                continue
+            definitions = call.func.root().locals.get(call.func.name, ())
+            if len(definitions) == 1 and isinstance(definitions[0], nodes.ImportFrom) and not definitions[0].level:
+                top = (definitions[0].modname or "").split(".", 1)[0]
+                if top and top not in ("torch", "torch_npu") and top not in sys.stdlib_module_names \
+                        and top not in own:
+                    return True
+    return False
 
 
 def _prepares_for_counterpart_pick(test: nodes.NodeNG) -> bool:
