@@ -210,8 +210,13 @@ def may_name_npu(text: str) -> bool:
                 and text[start + 3:start + 4] not in _ASCII_LOWER:
             return True
         start = lowered.find("npu", start + 1)
-    if any(quoted in lowered for quoted in ("'ascend'", '"ascend"', "'hccl'", '"hccl"')):
-        return True
+    for word in ("ascend", "hccl"):  # in quotes of either kind: `"ascend"`, also `'ascend"` as the spec says
+        start = lowered.find(word)
+        while start >= 0:
+            end = start + len(word)
+            if start > 0 and lowered[start - 1] in "'\"" and lowered[end:end + 1] in ("'", '"'):
+                return True
+            start = lowered.find(word, start + 1)
     if "getattr(torch," in text or "hasattr(torch," in text or _BUILD_OR_DEVICE_TEST.search(text):
         return True
     if any(match.start() == 0 or text[match.start() - 1] not in _ASCII_ALNUM
