@@ -983,3 +983,12 @@ def test_an_imported_flag_named_for_something_else_is_no_rocm_question():
         torch.backends.cuda.preferred_linalg_library(backend="magma")
     """
     assert codes(body, header) == [(3, "NPU131")]
+
+
+@pytest.mark.parametrize("text", ["backend = 'hccl\"", "name = \"Ascend'", "x = 'ascend'", "ascend_home = 1"])
+def test_the_text_precheck_takes_either_quote_around_ascend_and_hccl(text):
+    """The spec's `["'](?i:ascend)["']` takes a quote of either kind on each side; the fast check
+    must answer the same (hypothesis found `'ascend"`)."""
+    from npu_lint.analysis.npu_branches import may_name_npu
+
+    assert may_name_npu(text) is (_MAY_NAME_NPU_SPEC.search(text) is not None)

@@ -81,6 +81,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from typing import Iterator
 
 from astroid import nodes
@@ -1035,7 +1036,9 @@ def _guarded(test: nodes.NodeNG) -> str | None:
     build = _cuda_build_beside_cpu_build(test)
     if build:
         return build
-    if _picks_counterpart(test):
+    if _raises_before_foreign_call(test):
+        return "code imported from outside torch that takes CUDA tensors only"
+    if _picks_counterpart(test) or _prepares_for_counterpart_pick(test):
         return "the project's CUDA implementation"
     if _handed_to_cuda_build(test):
         return "the module's CUDA build"
@@ -1168,6 +1171,84 @@ def _picks_counterpart(test: nodes.NodeNG) -> bool:
         return False
     (cuda_a, cpu_a), (cuda_b, cpu_b) = (_device_shapes(side) for side in sides)
     return bool(cuda_a & cpu_b or cpu_a & cuda_b)
+
+
+_CUDA_ONLY_MESSAGE = re.compile(r"\bcuda\b", re.IGNORECASE)
+
+
+def _raises_before_foreign_call(test: nodes.NodeNG) -> bool:
+    """`if not v.is_cuda: raise NotImplementedError("Only support CUDA tensors")` before `return
+    cauchy_mult_fwd(v, z, w)`, imported from a module that is neither torch nor the project's
+    (espnet's state_spaces/cauchy.py, over the `cauchy_mult` CUDA extension): the raise keeps
+    other devices' tensors out of code that says it takes CUDA tensors only. On the NPU the
+    error is the honest answer; `.is_npu` would hand NPU tensors to that code."""
+    parent = test.parent
+    if not (isinstance(parent, nodes.If) and parent.test is test and len(parent.body) == 1
+            and isinstance(parent.body[0], nodes.Raise) and parent.body[0].exc is not None and not parent.orelse):
+        return False
+    if not any(isinstance(node, nodes.Const) and isinstance(node.value, str) and _CUDA_ONLY_MESSAGE.search(node.value)
+               for node in _walk(parent.body[0].exc)):
+        return False
+    tested = {node.expr.name for node in _walk(test)
+              if isinstance(node, nodes.Attribute) and node.attrname == "is_cuda" and isinstance(node.expr, nodes.Name)}
+    if not tested:
+        return False
+    own = own_packages(test.root().file or "")
+    for statement in statements_after(parent):
+        for call in statement.nodes_of_class(nodes.Call):
+            if not (isinstance(call.func, nodes.Name)
+                    and any(isinstance(arg, nodes.Name) and arg.name in tested for arg in call.args)):
+                continue
+            definitions = call.func.root().locals.get(call.func.name, ())
+            if len(definitions) == 1 and isinstance(definitions[0], nodes.ImportFrom) and not definitions[0].level:
+                top = (definitions[0].modname or "").split(".", 1)[0]
+                if top and top not in ("torch", "torch_npu") and top not in sys.stdlib_module_names \
+                        and top not in own:
+                    return True
+    return False
+
+
+def _prepares_for_counterpart_pick(test: nodes.NodeNG) -> bool:
+    """`if not acts.is_cuda: acts = log_softmax(acts)` before `return _RNNTNumba.apply(acts, ...)`
+    (espnet's and NeMo's numba RNN-T losses), also through `self.loss = _RNNTNumba.apply`: the test
+    readies the value for the build that the module's own function or class, handed that value
+    next, picks with its own `.is_cuda` test (`rnnt_loss_gpu if is_cuda else rnnt_loss_cpu`,
+    left alone). Both tests must keep agreeing: on the NPU the CPU build runs, so the CPU side of
+    this one is right, and `.is_npu` here alone would hand it unprepared input."""
+    parent = test.parent
+    value = test.operand if isinstance(test, nodes.UnaryOp) and test.op == "not" else test
+    if not (isinstance(parent, nodes.If) and parent.test is test and isinstance(value, nodes.Attribute)
+            and value.attrname == "is_cuda" and isinstance(value.expr, nodes.Name)):
+        return False
+    name = value.expr.name
+    for statement in statements_after(parent):
+        for call in statement.nodes_of_class(nodes.Call):
+            if not any(isinstance(arg, nodes.Name) and arg.name == name for arg in call.args):
+                continue
+            if any(_picks_counterpart(node.test) for callee in _own_callees_of(call.func, parent)
+                   for node in callee.nodes_of_class((nodes.If, nodes.IfExp))):
+                return True
+    return False
+
+
+def _own_callees_of(func: nodes.NodeNG, at: nodes.NodeNG) -> list[nodes.NodeNG]:
+    """The module's own class or function a call reaches: `Name(...)`, `Name.apply(...)`, or
+    `self.attr(...)` where the class sets `self.attr = Name.apply`."""
+    if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name) and func.expr.name == "self":
+        klass = at.scope().parent.frame() if at.scope().parent else None
+        if not isinstance(klass, nodes.ClassDef):
+            return []
+        values = [assign.parent.value for assign in klass.nodes_of_class(nodes.AssignAttr)
+                  if assign.attrname == func.attrname and isinstance(assign.expr, nodes.Name)
+                  and assign.expr.name == "self" and isinstance(assign.parent, nodes.Assign)]
+        return [found for value in values for found in _own_callees_of(value, klass)] if len(values) == 1 else []
+    if isinstance(func, nodes.Attribute) and func.attrname == "apply":
+        func = func.expr
+    if not isinstance(func, nodes.Name):
+        return []
+    definitions = func.root().locals.get(func.name, ())
+    return [definitions[0]] if len(definitions) == 1 \
+        and isinstance(definitions[0], (nodes.ClassDef, nodes.FunctionDef)) else []
 
 
 def _own_torch_function(reference: nodes.NodeNG) -> bool:
