@@ -26,14 +26,19 @@ def _tree(path: Path) -> ast.Module | None:
         return None
 
 
+def _parsed_sources():
+    """(path, ast tree) of every fixture and fix case that parses."""
+    for path in SOURCES:
+        tree = _tree(path)
+        if tree is not None:
+            yield path, tree
+
+
 @pytest.mark.parametrize("settings", [Settings(), EVERY_RULE], ids=["default", "every-rule"])
 def test_text_scan_never_rules_out_a_file_the_tree_lets_in(settings):
     engine = engine_for(settings)
     let_in = 0
-    for path in SOURCES:
-        tree = _tree(path)
-        if tree is None:
-            continue
+    for path, tree in _parsed_sources():
         if engine.active_checks(words_in_tree(tree)):
             let_in += 1
             assert engine.could_fire(path.read_text(encoding="utf-8")), path
@@ -111,10 +116,7 @@ def test_tree_walk_words_match_the_fixtures_words():
 
 
 def test_name_facts_from_ast_equal_those_from_astroid():
-    for path in SOURCES:
-        tree = _tree(path)
-        if tree is None:
-            continue
+    for path, tree in _parsed_sources():
         module = astroid.parse(path.read_text(encoding="utf-8"))
         assert words_in_tree(tree).facts == _from_astroid(module), path
 
@@ -309,10 +311,7 @@ def test_the_trigger_index_lets_in_what_each_checks_triggers_let_in(settings):
     """The engine asks one index of every check's words (TriggerIndex), not each check."""
     engine = engine_for(settings)
     checked = 0
-    for path in SOURCES:
-        tree = _tree(path)
-        if tree is None:
-            continue
+    for path, tree in _parsed_sources():
         words = words_in_tree(tree)
         expected = [check for check, triggers in engine.check_triggers if _fires_by_spec(triggers, words)]
         chosen = [engine.checks[index] for index in engine.trigger_index.firing(words)]
