@@ -88,15 +88,21 @@ def device_is_rewritten(call: nodes.Call, wrapper: str, release: str) -> bool:
     return passed_to is not None and passed_to in _wrapped_set(wrapper, release)
 
 
+def _whole_choice(value: nodes.NodeNG) -> nodes.NodeNG:
+    """The conditional expression `value` is a branch of (`a if c else b`, nested too), or `value`."""
+    while isinstance(value.parent, nodes.IfExp) and value is not value.parent.test:
+        value = value.parent
+    return value
+
+
 def _reads_of_local_device(device: nodes.Call) -> list[nodes.Name]:
     """The reads of a function's local that holds this `torch.device("cuda")` and nothing else
     (torch-audiomentations' tests: `cuda_device = torch.device("cuda")`, then
     `Gain(...).to(device=cuda_device)` and `torch.from_numpy(x).to(device=cuda_device)`): each read
     is the device object itself. Empty when the name is bound more than once, is not a function's
     own local, or is never read. Costs one walk of that function, only for a CUDA device object."""
+    device = _whole_choice(device)
     parent = device.parent
-    while isinstance(parent, nodes.IfExp) and device is not parent.test:
-        device, parent = parent, parent.parent
     if not isinstance(parent, nodes.Assign) or parent.value is not device or len(parent.targets) != 1:
         return []
     target = parent.targets[0]
@@ -119,9 +125,8 @@ def _device_handed_to(device: nodes.NodeNG, release: str) -> nodes.Call | None:
     `torch.cuda.get_device_properties(torch.device("cuda"))`), also as a branch of a conditional
     expression given there (gpytorch's tests: `torch.linspace(0, 1, 100, device=torch.device("cuda")
     if cuda else torch.device("cpu"))`): whichever branch is taken, the wrapper is handed it."""
+    device = _whole_choice(device)
     parent = device.parent
-    while isinstance(parent, nodes.IfExp) and device is not parent.test:
-        device, parent = parent, parent.parent
     if isinstance(parent, nodes.Keyword):
         names = release_data.facts(release).transfer_lists.get("device_kwargs_list", frozenset())
         outer = parent.parent
